@@ -1,0 +1,1 @@
+"""The agent core (pi's "pi-agent-core"): the stateless loop and the stateful Agent."""

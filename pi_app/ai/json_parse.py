@@ -1,0 +1,64 @@
+"""Best-effort parsing of a JSON object that is still streaming (tool-call arguments)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _complete(text: str) -> str:
+    """Close open strings, arrays and objects of a truncated JSON text."""
+    stack: list[str] = []
+    in_str = False
+    esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if stack:
+                stack.pop()
+    out = text
+    if in_str:
+        if esc:
+            out = out[:-1]
+        out += '"'
+    out = out.rstrip()
+    # drop a dangling separator or an incomplete literal so the closers make valid JSON
+    while out and out[-1] in ",:":
+        out = out[:-1].rstrip()
+    return out + "".join(reversed(stack))
+
+
+def parse_streaming_json(text: str) -> dict[str, Any]:
+    """Parse possibly-incomplete JSON; returns ``{}`` when nothing usable is there yet."""
+    if not text or not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+        return value if isinstance(value, dict) else {}
+    except ValueError:
+        pass
+    candidate = _complete(text)
+    for _ in range(8):
+        try:
+            value = json.loads(candidate)
+            return value if isinstance(value, dict) else {}
+        except ValueError:
+            pass
+        # an unfinished key ("ke) or literal (tru) at the end: cut back to the last separator
+        cut = max(candidate.rfind(","), candidate.rfind("{"), candidate.rfind("["))
+        if cut <= 0:
+            return {}
+        head = candidate[: cut + 1] if candidate[cut] in "{[" else candidate[:cut]
+        candidate = _complete(head)
+    return {}

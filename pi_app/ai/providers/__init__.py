@@ -1,0 +1,1 @@
+"""Provider adapters, one module per wire API; imported lazily through ``pi_app.ai.stream``."""

@@ -1,0 +1,207 @@
+"""Provider-neutral message model, wire-compatible with pi's JSON (camelCase field names).
+
+Every model keeps unknown fields (``extra="allow"``) so a message written by a newer pi survives a
+load/save cycle. Serialise with :func:`dump` so optional fields that are unset are omitted, as pi does.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class WireModel(BaseModel):
+    """Base for everything that crosses a boundary: keeps unknown fields, validates on assignment off."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+# ---------------------------------------------------------------- content blocks
+class TextContent(WireModel):
+    type: Literal["text"] = "text"
+    text: str = ""
+    textSignature: str | None = None
+
+
+class ThinkingContent(WireModel):
+    type: Literal["thinking"] = "thinking"
+    thinking: str = ""
+    thinkingSignature: str | None = None
+    redacted: bool | None = None
+
+
+class ImageContent(WireModel):
+    type: Literal["image"] = "image"
+    data: str
+    mimeType: str
+
+
+class ToolCall(WireModel):
+    type: Literal["toolCall"] = "toolCall"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    thoughtSignature: str | None = None
+
+
+UserContent = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+AssistantContent = Annotated[Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")]
+
+
+# ---------------------------------------------------------------- usage
+class Cost(WireModel):
+    input: float = 0.0
+    output: float = 0.0
+    cacheRead: float = 0.0
+    cacheWrite: float = 0.0
+    total: float = 0.0
+
+
+class Usage(WireModel):
+    input: int = 0
+    output: int = 0
+    cacheRead: int = 0
+    cacheWrite: int = 0
+    totalTokens: int = 0
+    cost: Cost = Field(default_factory=Cost)
+
+
+# ---------------------------------------------------------------- tools
+class Tool(WireModel):
+    """A tool declaration as the model sees it: JSON Schema parameters."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+class ToolReference(WireModel):
+    name: str
+    namespace: str | None = None
+
+
+# ---------------------------------------------------------------- messages
+class SystemMessage(WireModel):
+    role: Literal["system"] = "system"
+    content: str | list[TextContent] = ""
+    sections: dict[str, str | None] | None = None
+    toolsAdded: list[Tool] | None = None
+    toolsRemoved: list[ToolReference] | None = None
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class UserMessage(WireModel):
+    role: Literal["user"] = "user"
+    content: str | list[UserContent]
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class AssistantMessage(WireModel):
+    role: Literal["assistant"] = "assistant"
+    content: list[AssistantContent] = Field(default_factory=list)
+    api: str = ""
+    provider: str = ""
+    model: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    stopReason: StopReason = "stop"
+    errorMessage: str | None = None
+    responseId: str | None = None
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class ToolResultMessage(WireModel):
+    role: Literal["toolResult"] = "toolResult"
+    toolCallId: str
+    toolName: str
+    content: list[UserContent] = Field(default_factory=list)
+    details: Any = None
+    isError: bool = False
+    timestamp: int = Field(default_factory=now_ms)
+
+
+Message = Annotated[
+    Union[SystemMessage, UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")
+]
+_MESSAGE_ADAPTER: TypeAdapter[Any] = TypeAdapter(Message)
+LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
+
+
+def parse_message(data: dict[str, Any]) -> SystemMessage | UserMessage | AssistantMessage | ToolResultMessage:
+    """Validate one LLM message dict (roles system/user/assistant/toolResult)."""
+    return _MESSAGE_ADAPTER.validate_python(data)
+
+
+def dump(obj: BaseModel) -> dict[str, Any]:
+    """JSON-ready dict with pi's field names; unset optional fields are omitted."""
+    return obj.model_dump(mode="json", exclude_none=True)
+
+
+# ---------------------------------------------------------------- model description
+class ModelCost(WireModel):
+    """Prices in $ per million tokens."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cacheRead: float = 0.0
+    cacheWrite: float = 0.0
+
+
+class Model(WireModel):
+    id: str
+    name: str = ""
+    api: str
+    provider: str
+    baseUrl: str = ""
+    reasoning: bool = False
+    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])
+    cost: ModelCost = Field(default_factory=ModelCost)
+    contextWindow: int = 128000
+    maxTokens: int = 16384
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+
+    def model_post_init(self, __context: Any) -> None:
+        if not self.name:
+            self.name = self.id
+
+
+class Context(BaseModel):
+    """What one model request sees."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    systemPrompt: str | None = None
+    messages: list[Any] = Field(default_factory=list)
+    tools: list[Tool] | None = None
+
+
+def calculate_cost(model: Model, usage: Usage) -> Cost:
+    """Fill ``usage.cost`` from the model's $/Mtok prices and return it."""
+    c = usage.cost
+    c.input = model.cost.input / 1e6 * usage.input
+    c.output = model.cost.output / 1e6 * usage.output
+    c.cacheRead = model.cost.cacheRead / 1e6 * usage.cacheRead
+    c.cacheWrite = model.cost.cacheWrite / 1e6 * usage.cacheWrite
+    c.total = c.input + c.output + c.cacheRead + c.cacheWrite
+    return c
+
+
+def models_are_equal(a: Model | None, b: Model | None) -> bool:
+    return a is not None and b is not None and a.id == b.id and a.provider == b.provider
+
+
+def text_of(content: str | list[Any]) -> str:
+    """Concatenated text of a string or a list of content blocks (text blocks only)."""
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", None) == "text")

@@ -1,0 +1,39 @@
+"""Shared fixtures: an isolated agent dir, a clean faux provider, deterministic Textual settings."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# Snapshot determinism (dependency-notes §7): these change what Textual draws.
+for _var in ("NO_COLOR", "TEXTUAL_THEME", "FORCE_COLOR"):
+    os.environ.pop(_var, None)
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_agent_dir(tmp_path_factory, monkeypatch):
+    """Every test gets its own agent dir and HOME, so nothing touches the real ~/.pi."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / ".pi" / "agent"))
+    for key in (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_OAUTH_TOKEN",
+        "OPENAI_API_KEY",
+        "GEMINI_API_KEY",
+        "PI_FAUX_SCRIPT",
+    ):
+        monkeypatch.delenv(key, raising=False)
+    yield
+
+
+@pytest.fixture(autouse=True)
+def faux():
+    """The faux provider's controller, reset before and after each test."""
+    from pi_app.ai.providers.faux import FAUX
+
+    FAUX.reset()
+    yield FAUX
+    FAUX.reset()
