@@ -37,3 +37,12 @@ def faux():
     FAUX.reset()
     yield FAUX
     FAUX.reset()
+
+
+@pytest.fixture
+def loopback():
+    """A scripted HTTP server on 127.0.0.1 (see tests/loopback/server.py)."""
+    from tests.loopback.server import LoopbackServer
+
+    with LoopbackServer() as server:
+        yield server
