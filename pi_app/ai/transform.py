@@ -1,0 +1,111 @@
+"""Cross-provider message transform (spec §2.9), applied by every adapter before building a request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pi_app.ai.types import AssistantMessage, Model, TextContent, ToolCall, ToolResultMessage
+
+NormalizeId = Callable[[str, Model, AssistantMessage], str]
+
+
+def _is_same_model(msg: AssistantMessage, model: Model) -> bool:
+    return msg.provider == model.provider and msg.api == model.api and msg.model == model.id
+
+
+def _transform_assistant(
+    msg: AssistantMessage, model: Model, normalize: NormalizeId | None, id_map: dict[str, str]
+):
+    same = _is_same_model(msg, model)
+    content: list[Any] = []
+    for block in msg.content:
+        if block.type == "thinking":
+            if block.redacted:
+                if same:
+                    content.append(block)
+                continue
+            # Same model: a signed block is replayed even when empty (encrypted reasoning).
+            if same and block.thinkingSignature:
+                content.append(block)
+                continue
+            if not block.thinking or not block.thinking.strip():
+                continue
+            content.append(block if same else TextContent(text=block.thinking))
+        elif block.type == "text":
+            content.append(block if same else TextContent(text=block.text))
+        elif block.type == "toolCall":
+            call = block
+            if not same and call.thoughtSignature:
+                call = call.model_copy(update={"thoughtSignature": None})
+            if not same and normalize is not None:
+                new_id = normalize(call.id, model, msg)
+                if new_id != call.id:
+                    id_map[call.id] = new_id
+                    call = call.model_copy(update={"id": new_id})
+            content.append(call)
+        else:
+            content.append(block)
+    return msg.model_copy(update={"content": content})
+
+
+def _synthetic_results(pending: list[ToolCall], seen: set[str]) -> list[ToolResultMessage]:
+    return [
+        ToolResultMessage(
+            toolCallId=tc.id,
+            toolName=tc.name,
+            content=[TextContent(text="No result provided")],
+            isError=True,
+        )
+        for tc in pending
+        if tc.id not in seen
+    ]
+
+
+def transform_messages(
+    messages: list[Any], model: Model, normalize_tool_call_id: NormalizeId | None = None
+) -> list[Any]:
+    """Make a transcript safe to send to ``model``.
+
+    Thinking from other models becomes plain text (or is dropped when redacted/empty), Google thought
+    signatures are stripped across models, tool-call ids are optionally normalised (and results remapped),
+    errored/aborted assistant turns are skipped, and tool calls left without a result get a synthetic
+    error result so every API accepts the history.
+    """
+    id_map: dict[str, str] = {}
+    transformed: list[Any] = []
+    for msg in messages:
+        role = msg.role
+        if role == "assistant":
+            transformed.append(_transform_assistant(msg, model, normalize_tool_call_id, id_map))
+        elif role == "toolResult" and msg.toolCallId in id_map:
+            transformed.append(msg.model_copy(update={"toolCallId": id_map[msg.toolCallId]}))
+        else:
+            transformed.append(msg)
+
+    result: list[Any] = []
+    pending: list[ToolCall] = []
+    seen: set[str] = set()
+    for msg in transformed:
+        role = msg.role
+        if role == "assistant":
+            if pending:
+                result.extend(_synthetic_results(pending, seen))
+                pending, seen = [], set()
+            if msg.stopReason in ("error", "aborted"):
+                continue
+            calls = [b for b in msg.content if b.type == "toolCall"]
+            if calls:
+                pending, seen = calls, set()
+            result.append(msg)
+        elif role == "toolResult":
+            seen.add(msg.toolCallId)
+            result.append(msg)
+        elif role == "user":
+            if pending:
+                result.extend(_synthetic_results(pending, seen))
+                pending, seen = [], set()
+            result.append(msg)
+        else:
+            result.append(msg)
+    return result
