@@ -1,0 +1,1 @@
+"""Resources the session loads from disk: context files, skills, prompt templates, the system prompt."""
