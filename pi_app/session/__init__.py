@@ -1,0 +1,1 @@
+"""Sessions: the JSONL session tree, its storage and configuration."""

@@ -1,0 +1,216 @@
+"""Pure tree functions over entry dicts: path walks, context rebuild, labels, children, tree, ancestors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ..messages import AgentMessage, iso_to_ms, parse_agent_message
+
+Entry = dict[str, Any]
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()  # "no leaf given" (use the last entry) as opposed to None (before the first entry)
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    provider: str
+    model_id: str
+
+
+@dataclass
+class SessionContext:
+    """What the agent resumes with: messages on the active path, thinking level and model."""
+
+    raw_messages: list[dict[str, Any]]
+    thinking_level: str = "off"
+    model: ModelRef | None = None
+    # ids of the entries each message came from (the compaction entry for its summary)
+    entry_ids: list[str] = field(default_factory=list)
+
+    @cached_property
+    def messages(self) -> list[AgentMessage]:
+        """Typed messages, validated on first access (a 50k-entry rebuild stays cheap until then)."""
+        return [parse_agent_message(m) for m in self.raw_messages]
+
+
+def index_entries(entries: Sequence[Entry]) -> dict[str, Entry]:
+    return {e["id"]: e for e in entries}
+
+
+def path_to_root(by_id: Mapping[str, Entry], leaf_id: str | None) -> list[Entry]:
+    """Entries from the root down to ``leaf_id`` (inclusive); stops at a missing parent or a cycle."""
+    path: list[Entry] = []
+    seen: set[str] = set()
+    current = by_id.get(leaf_id) if leaf_id is not None else None
+    while current is not None:
+        cid = current["id"]
+        if cid in seen:
+            break
+        seen.add(cid)
+        path.append(current)
+        parent = current.get("parentId")
+        current = by_id.get(parent) if parent is not None else None
+    path.reverse()
+    return path
+
+
+def _as_message(entry: Entry) -> dict[str, Any] | None:
+    kind = entry.get("type")
+    if kind == "message":
+        msg = entry.get("message")
+        return msg if isinstance(msg, dict) else None
+    if kind == "custom_message":
+        msg = {
+            "role": "custom",
+            "customType": entry.get("customType", ""),
+            "content": entry.get("content", ""),
+            "display": entry.get("display", True),
+            "timestamp": iso_to_ms(entry.get("timestamp", "")),
+        }
+        if entry.get("details") is not None:
+            msg["details"] = entry["details"]
+        return msg
+    if kind == "branch_summary" and entry.get("summary"):
+        return {
+            "role": "branchSummary",
+            "summary": entry["summary"],
+            "fromId": entry.get("fromId", ""),
+            "timestamp": iso_to_ms(entry.get("timestamp", "")),
+        }
+    return None
+
+
+def build_session_context(
+    entries: Sequence[Entry], leaf_id: str | None = UNSET, by_id: Mapping[str, Entry] | None = None
+) -> SessionContext:
+    """Rebuild the LLM-facing state at ``leaf_id`` (default: the last entry; None: empty context).
+
+    Along the root→leaf path the last thinking_level_change and model_change / assistant message win. With a
+    compaction on the path, its summary comes first, then the kept entries from ``firstKeptEntryId`` up to the
+    compaction, then everything after it.
+    """
+    if leaf_id is None:
+        return SessionContext([])
+    if by_id is None:
+        by_id = index_entries(entries)
+    leaf = by_id.get(leaf_id) if leaf_id is not UNSET else None
+    if leaf is None:
+        if not entries:
+            return SessionContext([])
+        leaf = entries[-1]
+    path = path_to_root(by_id, leaf["id"])
+
+    thinking = "off"
+    model: ModelRef | None = None
+    compaction_at = -1
+    for i, entry in enumerate(path):
+        kind = entry.get("type")
+        if kind == "message":
+            msg = entry.get("message")
+            if isinstance(msg, dict) and msg.get("role") == "assistant":
+                model = ModelRef(str(msg.get("provider", "")), str(msg.get("model", "")))
+        elif kind == "thinking_level_change":
+            thinking = str(entry.get("thinkingLevel", "off"))
+        elif kind == "model_change":
+            model = ModelRef(str(entry.get("provider", "")), str(entry.get("modelId", "")))
+        elif kind == "compaction":
+            compaction_at = i
+
+    messages: list[dict[str, Any]] = []
+    ids: list[str] = []
+
+    def emit(entries_: Sequence[Entry]) -> None:
+        for e in entries_:
+            m = _as_message(e)
+            if m is not None:
+                messages.append(m)
+                ids.append(e["id"])
+
+    if compaction_at < 0:
+        emit(path)
+    else:
+        comp = path[compaction_at]
+        messages.append(
+            {
+                "role": "compactionSummary",
+                "summary": comp.get("summary", ""),
+                "tokensBefore": comp.get("tokensBefore", 0),
+                "timestamp": iso_to_ms(comp.get("timestamp", "")),
+            }
+        )
+        ids.append(comp["id"])
+        first_kept = comp.get("firstKeptEntryId")
+        start = next((i for i in range(compaction_at) if path[i]["id"] == first_kept), compaction_at)
+        emit(path[start:compaction_at])
+        emit(path[compaction_at + 1 :])
+    return SessionContext(messages, thinking, model, ids)
+
+
+def labels_of(entries: Sequence[Entry]) -> dict[str, str]:
+    """Current label per target id: later label entries win, an empty/absent label clears."""
+    labels: dict[str, str] = {}
+    for e in entries:
+        if e.get("type") == "label":
+            target = e.get("targetId")
+            if not isinstance(target, str):
+                continue
+            if e.get("label"):
+                labels[target] = str(e["label"])
+            else:
+                labels.pop(target, None)
+    return labels
+
+
+def _ts_key(entry: Entry) -> int:
+    return iso_to_ms(entry.get("timestamp", ""))
+
+
+def children_of(entries: Sequence[Entry], parent_id: str | None) -> list[Entry]:
+    """Direct children, oldest first (stable for equal timestamps)."""
+    return sorted((e for e in entries if e.get("parentId") == parent_id), key=_ts_key)
+
+
+@dataclass
+class TreeNode:
+    entry: Entry
+    children: list[TreeNode] = field(default_factory=list)
+    label: str | None = None
+
+
+def build_tree(entries: Sequence[Entry], labels: Mapping[str, str] | None = None) -> list[TreeNode]:
+    """Forest of entries: roots are parentId null (or self) and orphans; children sorted by timestamp."""
+    labels = labels if labels is not None else labels_of(entries)
+    nodes = {e["id"]: TreeNode(e, label=labels.get(e["id"])) for e in entries}
+    roots: list[TreeNode] = []
+    for e in entries:
+        node = nodes[e["id"]]
+        parent_id = e.get("parentId")
+        parent = nodes.get(parent_id) if parent_id is not None and parent_id != e["id"] else None
+        if parent is None or parent is node:
+            roots.append(node)
+        else:
+            parent.children.append(node)
+    stack = list(roots)
+    while stack:  # iterative: session trees can be thousands deep
+        node = stack.pop()
+        node.children.sort(key=lambda n: _ts_key(n.entry))
+        stack.extend(node.children)
+    return roots
+
+
+def common_ancestor(by_id: Mapping[str, Entry], a: str | None, b: str | None) -> str | None:
+    """Deepest entry on both root paths (None when the paths share nothing)."""
+    on_a = {e["id"] for e in path_to_root(by_id, a)}
+    for e in reversed(path_to_root(by_id, b)):
+        if e["id"] in on_a:
+            return e["id"]
+    return None

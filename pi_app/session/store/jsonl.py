@@ -1,0 +1,179 @@
+"""Reading session files: tolerant line parsing, header check, v1→v2→v3 migrations.
+
+Lines stay plain dicts (``json.loads`` per line) so a 50k-entry file loads fast and whatever a newer pi wrote
+is written back unchanged. A bad line is skipped with a warning naming file and line; a bad header raises
+:class:`SessionFileError` and the file is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .entries import CURRENT_SESSION_VERSION, to_line
+from .paths import new_entry_id
+
+
+class SessionFileError(Exception):
+    """A session file that cannot be used (e.g. its first line is not a session header)."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"Invalid session file {self.path}: {reason}")
+
+
+@dataclass
+class LoadedSession:
+    path: str
+    header: dict[str, Any] | None  # None: the file was empty (or whitespace only)
+    entries: list[dict[str, Any]]
+    warnings: list[str] = field(default_factory=list)
+    ends_with_newline: bool = True
+    migrated_from: int | None = None  # original version when a migration rewrote the file
+    backup_path: str | None = None
+
+
+def is_valid_header(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str)
+
+
+def parse_lines(
+    data: bytes, path: str, warnings: list[str]
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """Header and entry dicts from file bytes; raises SessionFileError for a bad header."""
+    header: dict[str, Any] | None = None
+    entries: list[dict[str, Any]] = []
+    loads = json.loads
+    lines = data.split(b"\n")
+    last = len(lines) - 1
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line)
+        except ValueError as exc:
+            if header is None:
+                raise SessionFileError(path, f"line {lineno} is not valid JSON ({exc})")
+            cut = " (truncated last line)" if lineno - 1 == last else ""
+            warnings.append(f"{path}:{lineno}: skipped malformed line{cut}: {exc}")
+            continue
+        if header is None:
+            if not is_valid_header(obj):
+                raise SessionFileError(path, f"line {lineno} is not a session header")
+            header = obj
+            continue
+        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+            warnings.append(f"{path}:{lineno}: skipped line without an entry type")
+            continue
+        if obj["type"] == "session":
+            warnings.append(f"{path}:{lineno}: skipped a second session header")
+            continue
+        entry: dict[str, Any] = obj
+        entry["__line"] = lineno  # removed again below, after migrations
+        entries.append(entry)
+    return header, entries
+
+
+def migrate_v1_to_v2(header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    """Give every entry an 8-hex id, chain parentIds in file order, map firstKeptEntryIndex to an id."""
+    header["version"] = 2
+    taken: set[str] = set()
+    prev: str | None = None
+    for entry in entries:
+        entry["id"] = new_entry_id(taken)
+        taken.add(entry["id"])
+        entry["parentId"] = prev
+        prev = entry["id"]
+    for entry in entries:
+        if entry.get("type") == "compaction" and "firstKeptEntryIndex" in entry:
+            index = entry.pop("firstKeptEntryIndex")
+            # The index counted file lines with the header at 0.
+            if isinstance(index, int) and 1 <= index <= len(entries):
+                entry["firstKeptEntryId"] = entries[index - 1]["id"]
+
+
+def migrate_v2_to_v3(header: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    """``hookMessage`` became the ``custom`` role."""
+    header["version"] = 3
+    for entry in entries:
+        msg = entry.get("message") if entry.get("type") == "message" else None
+        if isinstance(msg, dict) and msg.get("role") == "hookMessage":
+            msg["role"] = "custom"
+
+
+def migrate(header: dict[str, Any], entries: list[dict[str, Any]]) -> int | None:
+    """Bring entries to the current version in place; returns the original version if anything changed."""
+    version = header.get("version")
+    version = version if isinstance(version, int) else 1
+    if version >= CURRENT_SESSION_VERSION:
+        return None
+    if version < 2:
+        migrate_v1_to_v2(header, entries)
+    if version < 3:
+        migrate_v2_to_v3(header, entries)
+    return version
+
+
+def backup_path_for(path: str) -> str:
+    candidate = f"{path}.bak"
+    n = 1
+    while os.path.exists(candidate):
+        candidate = f"{path}.bak{n}"
+        n += 1
+    return candidate
+
+
+def write_atomic(path: str, lines: Iterable[dict[str, Any]]) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "wb") as fh:
+        fh.write(b"".join(to_line(line) for line in lines))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def load_session_file(path: str | os.PathLike[str], rewrite_migrated: bool = True) -> LoadedSession:
+    """Read and validate a session file, migrating (with a ``.bak`` of the original) when it is old."""
+    p = str(path)
+    data = Path(p).read_bytes()
+    warnings: list[str] = []
+    header, entries = parse_lines(data, p, warnings)
+    loaded = LoadedSession(p, header, entries, warnings, ends_with_newline=not data or data.endswith(b"\n"))
+    if header is None:
+        return loaded
+    loaded.migrated_from = migrate(header, entries)
+    kept: list[dict[str, Any]] = []
+    for entry in entries:
+        lineno = entry.pop("__line", "?")
+        if not isinstance(entry.get("id"), str):
+            warnings.append(f"{p}:{lineno}: skipped entry without an id")
+            continue
+        kept.append(entry)
+    loaded.entries = kept
+    if loaded.migrated_from is not None and rewrite_migrated:
+        loaded.backup_path = backup_path_for(p)
+        shutil.copy2(p, loaded.backup_path)
+        write_atomic(p, [header, *kept])
+        loaded.ends_with_newline = True
+        warnings.append(
+            f"{p}: migrated from session format v{loaded.migrated_from} to v{CURRENT_SESSION_VERSION}"
+            f" (original kept at {loaded.backup_path})"
+        )
+    return loaded
+
+
+def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The header of a session file from its first 4 KB, or None when the file is not a session."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.read(4096).split(b"\n", 1)[0]
+        obj = json.loads(first)
+    except (OSError, ValueError):
+        return None
+    return obj if is_valid_header(obj) else None
