@@ -1,0 +1,76 @@
+"""pi's JSON themes as Textual themes.
+
+A pi theme file is `{"$schema"?, "name", "vars"?, "colors": {51 tokens}, "export"?}` (see
+`themes/dark.json`); colours are "#rrggbb", an xterm index 0-255, a `vars` name, or "" (terminal
+default). Broken input never crashes: each problem is a `ThemeWarning` naming the file and token, and
+the token falls back to the dark theme's value.
+
+Textual CSS variables — naming rule: every pi token becomes one variable named `pi-` + the token in
+kebab-case, e.g. `accent` -> `$pi-accent`, `toolPendingBg` -> `$pi-tool-pending-bg`,
+`mdHeading` -> `$pi-md-heading`, `thinkingXhigh` -> `$pi-thinking-xhigh`, `bashMode` -> `$pi-bash-mode`.
+The `pi-` prefix avoids clashes with Textual's own variables (`$accent`, `$border`, `$success`, ...).
+Variables always hold concrete colours ("" becomes the theme's foreground or background), except in
+terminal-palette themes (`terminal-dark`, `terminal-light`) which use `ansi_default`/`ansi_*` names.
+
+Textual base colours: primary=accent, secondary=border, accent=borderAccent, success/warning/error,
+foreground=text, background=export.pageBg or cardBg (the more extreme; else derived from
+userMessageBg), surface=export.cardBg, panel=userMessageBg; `$border`/`$border-blurred` = borderAccent/borderMuted.
+
+An app whose TCSS uses `$pi-*` should return `themes.variable_defaults()` from
+`App.get_theme_variable_defaults()` so Textual's own themes still parse.
+"""
+
+from __future__ import annotations
+
+from .contrast import CONTRAST_PAIRS, contrast_failures
+from .convert import is_terminal_palette, to_textual_theme
+from .loader import ThemeSpec, ThemeWarning, load_theme_file, parse_theme
+from .registry import (
+    BUILTIN_THEMES,
+    add_user_theme,
+    agent_dir,
+    available_themes,
+    discover_themes,
+    export_colors,
+    get_spec,
+    get_theme,
+    register_all,
+    rich_token_colors,
+    token_colors,
+    variable_defaults,
+)
+from .syntax import PiHighlightTheme, pygments_style, rich_syntax_theme
+from .tokens import TOKENS, contrast_ratio, css_variable_name, xterm_to_hex
+from .watch import ThemeWatcher, detect_default_theme
+
+__all__ = [
+    "BUILTIN_THEMES",
+    "CONTRAST_PAIRS",
+    "TOKENS",
+    "PiHighlightTheme",
+    "ThemeSpec",
+    "ThemeWarning",
+    "ThemeWatcher",
+    "add_user_theme",
+    "agent_dir",
+    "available_themes",
+    "contrast_failures",
+    "contrast_ratio",
+    "css_variable_name",
+    "detect_default_theme",
+    "discover_themes",
+    "export_colors",
+    "get_spec",
+    "get_theme",
+    "is_terminal_palette",
+    "load_theme_file",
+    "parse_theme",
+    "pygments_style",
+    "register_all",
+    "rich_syntax_theme",
+    "rich_token_colors",
+    "to_textual_theme",
+    "token_colors",
+    "variable_defaults",
+    "xterm_to_hex",
+]
