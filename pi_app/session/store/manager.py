@@ -90,7 +90,7 @@ class SessionManager:
         self._typed: dict[str, SessionEntry | Entry] = {}
         self._labels: dict[str, str] = {}
         self._leaf_id: str | None = None
-        self._flushed = False
+        self._written = 0  # lines of [header, *entries] already in the file
         self._has_assistant = False
         if persist and self.session_dir is not None:
             self.session_dir.mkdir(parents=True, exist_ok=True)
@@ -161,14 +161,14 @@ class SessionManager:
             self.new_session()
             self.session_file = path
             write_atomic(path, [self._header])  # nothing to lose: the file was empty
-            self._flushed = True
+            self._written = 1
             return
         self._header = loaded.header
         self.session_id = str(loaded.header["id"])
         self.session_file = path
         self._entries = loaded.entries
         self._rebuild_index()
-        self._flushed = True
+        self._written = 1 + len(self._entries)
 
     def new_session(self, id: str | None = None, parent_session: str | None = None) -> str | None:
         ts = iso_now()
@@ -179,7 +179,7 @@ class SessionManager:
         self._typed = {}
         self._labels = {}
         self._leaf_id = None
-        self._flushed = False
+        self._written = 0
         self._has_assistant = False
         if self.persist and self.session_dir is not None:
             self.session_file = str(self.session_dir / session_file_name(ts, self.session_id))
@@ -215,14 +215,15 @@ class SessionManager:
         if not self.persist or not self.session_file:
             return
         if not self._has_assistant:
-            self._flushed = False  # written together with the first assistant message
-            return
-        if not self._flushed:
-            Path(self.session_file).parent.mkdir(parents=True, exist_ok=True)
-            append_bytes(self.session_file, b"".join(to_line(e) for e in [self._header, *self._entries]))
-            self._flushed = True
-        else:
+            return  # written together with the first assistant message
+        if self._written == len(self._entries):  # everything but this entry is on disk
             append_bytes(self.session_file, to_line(entry))
+        else:
+            # Counting lines (rather than a flushed flag) never writes the header twice.
+            Path(self.session_file).parent.mkdir(parents=True, exist_ok=True)
+            pending = [self._header, *self._entries][self._written :]
+            append_bytes(self.session_file, b"".join(to_line(e) for e in pending))
+        self._written = 1 + len(self._entries)
 
     def _append(self, model: BaseModel) -> str:
         entry = dump_entry(model)  # type: ignore[arg-type]
@@ -419,9 +420,9 @@ class SessionManager:
         self.session_file = str(self.session_dir / session_file_name(ts, sid))
         if self._has_assistant:
             write_atomic(self.session_file, [header, *self._entries])
-            self._flushed = True
+            self._written = 1 + len(self._entries)
         else:
-            self._flushed = False
+            self._written = 0
         return self.session_file
 
     # ------------------------------------------------------------------ second-instance detection
