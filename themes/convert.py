@@ -9,7 +9,7 @@ it maps to Textual's ANSI colour names (`ansi_default`, `ansi_red`, ...) and `Th
 
 from __future__ import annotations
 
-from textual.theme import Theme
+from textual.theme import BUILTIN_THEMES, Theme
 
 from .loader import ColorValue, ThemeSpec
 from .tokens import (
@@ -100,7 +100,11 @@ def _terminal_theme(spec: ThemeSpec) -> Theme:
     def base(token: str, default: str) -> str:
         return default if c[token] == "ansi_default" else c[token]
 
-    variables = {css_variable_name(t): c[t] for t in TOKENS}
+    dark = is_dark(spec)
+    # Start from Textual's own terminal-palette theme (it defines $ansi-background & co. that Textual's
+    # default CSS needs), then add the pi variables.
+    variables = dict(BUILTIN_THEMES["ansi-dark" if dark else "ansi-light"].variables)
+    variables.update({css_variable_name(t): c[t] for t in TOKENS})
     variables.update(
         {
             "border": base("borderAccent", "ansi_blue"),
@@ -122,7 +126,7 @@ def _terminal_theme(spec: ThemeSpec) -> Theme:
         surface="ansi_default",
         panel="ansi_default",
         boost="ansi_default",
-        dark=is_dark(spec),
+        dark=dark,
         variables=variables,
     )
 

@@ -21,14 +21,14 @@ BASE_THEME = "dark"
 BUILTIN_THEMES: tuple[str, ...] = (
     "dark",
     "light",
-    # "high-contrast",
-    # "solarized-light",
-    # "nord",
-    # "gruvbox",
-    # "tokyo-night",
-    # "catppuccin-mocha",
-    # "terminal-dark",
-    # "terminal-light",
+    "high-contrast",
+    "solarized-light",
+    "nord",
+    "gruvbox",
+    "tokyo-night",
+    "catppuccin-mocha",
+    "terminal-dark",
+    "terminal-light",
 )
 # pi reserves these two; a user file with the same name cannot replace them.
 RESERVED_NAMES = frozenset({"dark", "light"})
