@@ -12,9 +12,9 @@ from typing import Protocol
 
 from textual.theme import Theme
 
-from .convert import rich_color, to_textual_theme, token_hex
+from .convert import background_of, is_terminal_palette, rich_color, to_textual_theme, token_hex
 from .loader import ThemeSpec, ThemeWarning, load_theme_file, parse_theme
-from .tokens import css_variable_name
+from .tokens import css_variable_name, mix, xterm_to_hex
 
 BASE_THEME = "dark"
 # pi's own two first, then ours; each is <name>.json inside this package.
@@ -83,9 +83,6 @@ def rich_token_colors(name: str) -> dict[str, str]:
 
 def export_colors(name: str) -> dict[str, str]:
     """HTML export colours pageBg/cardBg/infoBg as hex, from the theme's `export` section when present."""
-    from .convert import background_of, is_terminal_palette
-    from .tokens import mix, xterm_to_hex
-
     spec = get_spec(name)
     hexes = token_hex(spec)
     page = "#000000" if is_terminal_palette(spec) else background_of(spec)
@@ -126,7 +123,8 @@ def discover_themes(
 ) -> tuple[dict[str, ThemeSpec], list[ThemeWarning]]:
     """Load user themes from `<agentDir>/themes/*.json`, `<cwd>/.pi/themes/*.json` and `extra_paths`
     (files or directories: the `themes` setting and `--theme`). The first theme with a name wins;
-    later ones are reported as collisions, as are attempts to replace pi's `dark`/`light`."""
+    later ones are reported as collisions, as are attempts to replace pi's `dark`/`light`. A user theme
+    may replace one of our other built-ins (e.g. its own `nord`)."""
     files: list[Path] = [*_json_files(agent_dir(env) / "themes"), *_json_files(Path(cwd) / ".pi" / "themes")]
     warnings: list[ThemeWarning] = []
     for extra in extra_paths:
@@ -192,3 +190,23 @@ def register_all(
         add_user_theme(spec)
         app.register_theme(to_textual_theme(spec))
     return warnings
+
+
+class _ThemedApp(_ThemeHost, Protocol):
+    theme: str
+
+    def refresh_css(self, animate: bool = True) -> None: ...
+
+
+def install_theme(app: _ThemedApp, spec: ThemeSpec) -> None:
+    """Register a discovered or hot-reloaded theme on a running app; when it is the active theme the
+    CSS is refreshed at once (re-setting `app.theme` to the same name would not fire its watcher).
+    Widgets with colours baked into content should also listen to `app.theme_changed_signal`."""
+    add_user_theme(spec)
+    theme = to_textual_theme(spec)
+    app.register_theme(theme)
+    if app.theme == spec.name:
+        app.refresh_css(animate=False)
+        signal = getattr(app, "theme_changed_signal", None)
+        if signal is not None:
+            signal.publish(theme)

@@ -24,6 +24,7 @@ from textual.highlight import HighlightTheme
 
 from .convert import background_of, is_terminal_palette
 from .registry import get_spec, token_colors
+from .tokens import css_variable_name
 
 # Pygments token -> pi token. Sub-tokens not listed inherit from their parent.
 SYNTAX_TOKEN_MAP: dict[_TokenType, str] = {
@@ -81,8 +82,6 @@ def rich_syntax_theme(name: str) -> PygmentsSyntaxTheme:
 
 
 def _var(token: str) -> str:
-    from .tokens import css_variable_name
-
     return "$" + css_variable_name(token)
 
 

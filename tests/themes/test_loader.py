@@ -9,16 +9,9 @@ import pytest
 
 import themes
 from themes.loader import parse_theme
-from themes.registry import base_spec, clear_user_themes, discover_themes
+from themes.registry import base_spec, discover_themes
 
 PI_DARK = Path(themes.__file__).parent / "dark.json"
-
-
-@pytest.fixture(autouse=True)
-def _clean_registry():
-    clear_user_themes()
-    yield
-    clear_user_themes()
 
 
 def test_naming_rule():

@@ -41,3 +41,34 @@ def test_watcher_reloads_on_change(tmp_path):
 
     path.unlink()
     assert watcher.check() is None and watcher.deleted
+
+
+async def test_reloaded_theme_applies_to_running_app(tmp_path):
+    from textual.app import App, ComposeResult
+    from textual.color import Color
+    from textual.widgets import Static
+
+    class Demo(App):
+        CSS = "Static { color: $pi-md-heading; }"
+
+        def get_theme_variable_defaults(self) -> dict[str, str]:
+            return themes.variable_defaults()
+
+        def compose(self) -> ComposeResult:
+            yield Static("# title")
+
+    path = tmp_path / "mine.json"
+    _write(path, "#111111", 1_000_000_000)
+    watcher = themes.ThemeWatcher(path)
+    spec, _ = themes.load_theme_file(path, themes.get_spec("dark"))
+    app = Demo()
+    themes.register_all(app)
+    themes.install_theme(app, spec)
+    async with app.run_test() as pilot:
+        app.theme = "mine"
+        await pilot.pause()
+        assert app.query_one(Static).styles.color == Color.parse("#111111")
+        _write(path, "#abcdef", 2_000_000_000)
+        themes.install_theme(app, watcher.check())
+        await pilot.pause()
+        assert app.query_one(Static).styles.color == Color.parse("#abcdef")
