@@ -1,0 +1,183 @@
+"""Plumbing shared by the two OpenAI wire adapters (Chat Completions and Responses).
+
+Client construction, request splitting, abort-aware stream reading and turning SDK exceptions into the
+error text pi shows. The ``openai`` SDK is imported inside functions only: importing ``pi_app.ai`` must
+stay SDK-free.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from pi_app.ai.abort import AbortError, race_abort
+from pi_app.ai.env_keys import get_env_api_key
+from pi_app.ai.models import supports_xhigh
+from pi_app.ai.options import StreamOptions
+from pi_app.ai.types import Model
+
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def sanitize(text: str) -> str:
+    """Drop lone UTF-16 surrogates (they cannot be encoded as UTF-8 and make the request fail)."""
+    return _LONE_SURROGATE.sub("", text) if text else text
+
+
+def resolve_api_key(model: Model, options: StreamOptions) -> str:
+    key = options.api_key or get_env_api_key(model.provider)
+    if not key:
+        raise ValueError(f"No API key for provider: {model.provider}")
+    return key
+
+
+def default_max_tokens(model: Model, options: StreamOptions) -> int:
+    """pi's buildBaseOptions: an explicit limit wins, else the model's limit capped at 32000."""
+    return options.max_tokens or min(model.maxTokens, 32000)
+
+
+def reasoning_effort(model: Model, level: str | None) -> str | None:
+    """The effort to request for a thinking level: None when off; xhigh/max only where supported."""
+    if not level or level == "off":
+        return None
+    if level in ("xhigh", "max"):
+        return "xhigh" if supports_xhigh(model) else "high"
+    return level
+
+
+def cache_retention(options: StreamOptions) -> str:
+    if options.cache_retention:
+        return options.cache_retention
+    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+
+
+async def apply_on_payload(options: StreamOptions, params: dict[str, Any], model: Model) -> dict[str, Any]:
+    """Let the caller inspect or replace the request body (sync or async hook)."""
+    if options.on_payload is None:
+        return params
+    replaced = options.on_payload(params, model)
+    if inspect.isawaitable(replaced):
+        replaced = await replaced
+    return replaced if replaced is not None else params
+
+
+def make_client(model: Model, options: StreamOptions, api_key: str) -> Any:
+    """An AsyncOpenAI client for one request (close it when done)."""
+    import httpx2
+    import openai
+
+    headers = dict(model.headers or {})
+    headers.update(options.headers or {})  # request headers override the model's
+    idle = options.idle_timeout_s
+    return openai.AsyncOpenAI(
+        api_key=api_key,
+        base_url=model.baseUrl or None,
+        default_headers=headers,
+        # The read timeout is the idle timeout: a stream with no byte for `idle` seconds fails instead of
+        # hanging for the SDK default of 10 minutes.
+        timeout=httpx2.Timeout(connect=options.connect_timeout_s, read=idle, write=idle, pool=idle),
+        # No SDK retries: the session layer retries visibly; stacking silent retries under it would
+        # multiply attempts and hide rate limits from the user.
+        max_retries=0,
+    )
+
+
+def split_params(create: Callable[..., Any], params: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for an SDK ``create`` method: known fields as kwargs, the rest via extra_body.
+
+    The body may carry provider extensions (enable_thinking, provider routing, ...) that the SDK's
+    signature does not know; extra_body sends them unchanged.
+    """
+    known = inspect.signature(create).parameters
+    kwargs: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in params.items():
+        if key in known and key not in ("extra_headers", "extra_query", "extra_body", "timeout"):
+            kwargs[key] = value
+        else:
+            extra[key] = value
+    if extra:
+        kwargs["extra_body"] = extra
+    return kwargs
+
+
+async def open_stream(create: Callable[..., Any], params: dict[str, Any], options: StreamOptions) -> Any:
+    """Send the request (racing the abort signal) and return the SDK's AsyncStream."""
+    kwargs = split_params(create, params)
+    kwargs["stream"] = True
+    return await race_abort(create(**kwargs), options.signal)
+
+
+async def iterate_stream(sdk_stream: Any, options: StreamOptions) -> AsyncIterator[Any]:
+    """Yield parsed events; an abort cancels the pending read. The HTTP response is always closed."""
+    try:
+        while True:
+            try:
+                event = await race_abort(sdk_stream.__anext__(), options.signal)
+            except StopAsyncIteration:
+                return
+            yield event
+    finally:
+        try:
+            await sdk_stream.close()
+        except Exception:  # closing a broken connection may fail again; the real error is already known
+            pass
+
+
+def _body_message(body: Any) -> str | None:
+    if isinstance(body, dict):
+        msg = body.get("message")
+        if isinstance(msg, str) and msg:
+            return msg
+        err = body.get("error")
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return err["message"]
+        if isinstance(err, str) and err:
+            return err
+        return json.dumps(body) if body else None
+    if isinstance(body, str) and body.strip():
+        return body.strip()
+    return None
+
+
+def error_text(exc: BaseException, options: StreamOptions) -> str:
+    """The errorMessage for a failed request, shaped like pi's: "<status> <server message>".
+
+    The server's own text is kept so context-overflow patterns (pi_app/ai/overflow.py) can match it.
+    """
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        msg = _body_message(exc.body)
+        text = f"{exc.status_code} {msg}" if msg else f"{exc.status_code} status code (no body)"
+        raw = exc.body.get("metadata", {}).get("raw") if isinstance(exc.body, dict) else None
+        if raw and not isinstance(raw, str):
+            raw = json.dumps(raw)
+        if raw:  # OpenRouter forwards the upstream provider's error here
+            text += f"\n{raw}"
+        return text
+    if isinstance(exc, openai.APITimeoutError):
+        return f"Request timed out: no data from the server for {options.idle_timeout_s:g} s (idle timeout)"
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        return f"Connection error: {cause}" if cause else "Connection error"
+    if isinstance(exc, openai.APIError):  # an error frame inside a 200 stream
+        code = exc.code
+        return f"{code}: {exc.message}" if code else exc.message
+    if isinstance(exc, json.JSONDecodeError):
+        return f"Malformed server-sent event (invalid JSON): {exc}"
+    if isinstance(exc, AbortError):
+        return "Request was aborted"
+    return str(exc) or type(exc).__name__
+
+
+async def close_client(client: Any) -> None:
+    if client is not None:
+        try:
+            await client.close()
+        except Exception:  # the connection may already be gone
+            pass

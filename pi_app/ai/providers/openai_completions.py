@@ -1,0 +1,469 @@
+"""OpenAI Chat Completions adapter (``openai-completions``): OpenAI and every compatible server.
+
+Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, Groq, xAI, z.ai, DeepSeek, ... differ in small ways; those
+differences are the compat flags of spec §2.6, auto-detected from provider/baseUrl and overridable through
+``model.compat`` (models.json). Request building is pure (``build_completions_params``); the stream
+reader assembles tool calls by their ``index`` so parallel calls with interleaved deltas stay apart.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pi_app.ai.builder import MessageBuilder
+from pi_app.ai.events import AssistantMessageEvent
+from pi_app.ai.options import StreamOptions
+from pi_app.ai.providers.openai_common import (
+    apply_on_payload,
+    close_client,
+    default_max_tokens,
+    error_text,
+    iterate_stream,
+    make_client,
+    open_stream,
+    reasoning_effort,
+    resolve_api_key,
+    sanitize,
+)
+from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system, system_text
+from pi_app.ai.transform import transform_messages
+from pi_app.ai.types import Context, Model, Usage
+
+# ---------------------------------------------------------------- compat
+
+
+def _detect_compat(model: Model) -> dict[str, Any]:
+    provider, url = model.provider, model.baseUrl or ""
+    is_zai = provider == "zai" or "api.z.ai" in url
+    is_grok = provider == "xai" or "api.x.ai" in url
+    is_groq = provider == "groq" or "groq.com" in url
+    # These servers reject `store` and the `developer` role.
+    non_standard = (
+        provider in ("cerebras", "xai", "opencode")
+        or any(
+            host in url for host in ("cerebras.ai", "api.x.ai", "chutes.ai", "deepseek.com", "opencode.ai")
+        )
+        or is_zai
+    )
+    effort_map: dict[str, str] = {}
+    if is_groq and model.id == "qwen/qwen3-32b":
+        effort_map = dict.fromkeys(("minimal", "low", "medium", "high", "xhigh"), "default")
+    return {
+        "supportsStore": not non_standard,
+        "supportsDeveloperRole": not non_standard,
+        "supportsReasoningEffort": not is_grok and not is_zai,
+        "reasoningEffortMap": effort_map,
+        "supportsUsageInStreaming": True,
+        "maxTokensField": "max_tokens" if "chutes.ai" in url else "max_completion_tokens",
+        "requiresToolResultName": False,
+        "requiresAssistantAfterToolResult": False,
+        "requiresThinkingAsText": False,
+        "thinkingFormat": "zai" if is_zai else "openai",
+        "openRouterRouting": {},
+        "vercelGatewayRouting": {},
+        "supportsStrictMode": True,
+    }
+
+
+def resolve_completions_compat(model: Model) -> dict[str, Any]:
+    """Every compat flag resolved: explicit ``model.compat`` values win over auto-detection."""
+    compat = _detect_compat(model)
+    for key, value in (model.compat or {}).items():
+        if value is not None:
+            compat[key] = value
+    return compat
+
+
+# ---------------------------------------------------------------- request
+
+
+def _normalize_tool_call_id(model: Model) -> Any:
+    def normalize(call_id: str, _model: Model, _msg: Any) -> str:
+        # Responses-API ids are "call_id|item_id" (item ids can be 400+ chars): keep the call id part,
+        # restricted to the characters and 40-char length Chat Completions accepts.
+        if "|" in call_id:
+            head = call_id.split("|", 1)[0]
+            return "".join(c if c.isalnum() or c in "_-" else "_" for c in head)[:40]
+        if model.provider == "openai":
+            return call_id[:40]
+        return call_id
+
+    return normalize
+
+
+def _image_url(block: Any) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{block.mimeType};base64,{block.data}"}}
+
+
+def _user_message(msg: Any, accepts_images: bool) -> dict[str, Any] | None:
+    if isinstance(msg.content, str):
+        return {"role": "user", "content": sanitize(msg.content)}
+    parts: list[dict[str, Any]] = []
+    for block in msg.content:
+        if block.type == "text":
+            parts.append({"type": "text", "text": sanitize(block.text)})
+        elif block.type == "image" and accepts_images:
+            parts.append(_image_url(block))
+    return {"role": "user", "content": parts} if parts else None
+
+
+def _assistant_message(msg: Any, compat: dict[str, Any]) -> dict[str, Any] | None:
+    out: dict[str, Any] = {
+        "role": "assistant",
+        "content": "" if compat["requiresAssistantAfterToolResult"] else None,
+    }
+    # Plain string content: some models mirror an array-of-parts structure back in their output.
+    text = "".join(sanitize(b.text) for b in msg.content if b.type == "text" and b.text.strip())
+    if text:
+        out["content"] = text
+    thinking = [b for b in msg.content if b.type == "thinking" and b.thinking.strip()]
+    if thinking:
+        if compat["requiresThinkingAsText"]:
+            joined = "\n\n".join(b.thinking for b in thinking)
+            out["content"] = f"{joined}\n\n{text}" if text else joined
+        elif thinking[0].thinkingSignature:
+            # The signature names the field the server streamed reasoning in (reasoning_content, ...);
+            # sending it back under that name lets e.g. llama.cpp + gpt-oss continue its reasoning.
+            out[thinking[0].thinkingSignature] = "\n".join(b.thinking for b in thinking)
+    calls = [b for b in msg.content if b.type == "toolCall"]
+    if calls:
+        out["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+            }
+            for c in calls
+        ]
+        details = []
+        for c in calls:
+            if c.thoughtSignature:
+                try:
+                    details.append(json.loads(c.thoughtSignature))
+                except ValueError:
+                    pass
+        if details:
+            out["reasoning_details"] = details
+    if not out["content"] and not calls:
+        return None  # many servers reject an assistant message with neither content nor tool calls
+    return out
+
+
+def convert_completions_messages(
+    model: Model, system_prompt: str, messages: list[Any], compat: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Chat Completions ``messages`` for an already-transformed transcript."""
+    system_role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
+    accepts_images = "image" in model.input
+    out: list[dict[str, Any]] = []
+    if system_prompt:
+        out.append({"role": system_role, "content": sanitize(system_prompt)})
+    last_role: str | None = None
+    i = 0
+    while i < len(messages):
+        msg = messages[i]
+        role = msg.role
+        if (
+            compat["requiresAssistantAfterToolResult"]
+            and last_role == "toolResult"
+            and role in ("user", "system")
+        ):
+            out.append({"role": "assistant", "content": "I have processed the tool results."})
+        if role == "system":  # a mid-conversation instruction, kept in place
+            out.append({"role": system_role, "content": sanitize(system_text(msg))})
+        elif role == "user":
+            converted = _user_message(msg, accepts_images)
+            if converted is None:
+                i += 1
+                continue
+            out.append(converted)
+        elif role == "assistant":
+            converted = _assistant_message(msg, compat)
+            if converted is None:
+                i += 1
+                continue
+            out.append(converted)
+        elif role == "toolResult":
+            images: list[dict[str, Any]] = []
+            while i < len(messages) and messages[i].role == "toolResult":
+                res = messages[i]
+                text = "\n".join(b.text for b in res.content if b.type == "text")
+                tool_msg: dict[str, Any] = {
+                    "role": "tool",
+                    "content": sanitize(text or "(see attached image)"),
+                    "tool_call_id": res.toolCallId,
+                }
+                if compat["requiresToolResultName"] and res.toolName:
+                    tool_msg["name"] = res.toolName
+                out.append(tool_msg)
+                if accepts_images:
+                    images.extend(_image_url(b) for b in res.content if b.type == "image")
+                i += 1
+            if images:
+                # Tool messages cannot carry images: attach them in a user message right after.
+                if compat["requiresAssistantAfterToolResult"]:
+                    out.append({"role": "assistant", "content": "I have processed the tool results."})
+                out.append(
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images],
+                    }
+                )
+                last_role = "user"
+            else:
+                last_role = "toolResult"
+            continue
+        last_role = role
+        i += 1
+    return out
+
+
+def _add_openrouter_cache_control(model: Model, messages: list[dict[str, Any]]) -> None:
+    """Anthropic models behind OpenRouter cache only with an explicit breakpoint on a text part."""
+    if model.provider != "openrouter" or not model.id.startswith("anthropic/"):
+        return
+    for msg in reversed(messages):
+        if msg["role"] not in ("user", "assistant"):
+            continue
+        content = msg.get("content")
+        if isinstance(content, str) and content:
+            msg["content"] = [{"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}]
+            return
+        if isinstance(content, list):
+            for part in reversed(content):
+                if part.get("type") == "text":
+                    part["cache_control"] = {"type": "ephemeral"}
+                    return
+
+
+def build_completions_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """The request body (pure): messages, tools, token limit, reasoning and compat-specific fields."""
+    compat = resolve_completions_compat(model)
+    transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
+    messages = transform_messages(transcript.messages, model, _normalize_tool_call_id(model))
+    wire_messages = convert_completions_messages(model, transcript.system_prompt, messages, compat)
+    _add_openrouter_cache_control(model, wire_messages)
+
+    params: dict[str, Any] = {"model": model.id, "messages": wire_messages, "stream": True}
+    if compat["supportsUsageInStreaming"] is not False:
+        params["stream_options"] = {"include_usage": True}
+    if compat["supportsStore"]:
+        params["store"] = False
+    params[compat["maxTokensField"]] = default_max_tokens(model, options)
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if transcript.tools:
+        tools = []
+        for tool in transcript.tools:
+            fn: dict[str, Any] = {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            }
+            if compat["supportsStrictMode"] is not False:
+                fn["strict"] = False
+            tools.append({"type": "function", "function": fn})
+        params["tools"] = tools
+    elif any(
+        m.role == "toolResult" or (m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
+        for m in messages
+    ):
+        params["tools"] = []  # proxies in front of Anthropic require `tools` once the history has tool calls
+
+    effort = reasoning_effort(model, options.reasoning)
+    fmt = compat["thinkingFormat"]
+    if model.reasoning and fmt in ("zai", "qwen"):
+        params["enable_thinking"] = effort is not None
+    elif model.reasoning and fmt == "qwen-chat-template":
+        params["chat_template_kwargs"] = {"enable_thinking": effort is not None}
+    elif effort and model.reasoning and compat["supportsReasoningEffort"]:
+        params["reasoning_effort"] = (compat["reasoningEffortMap"] or {}).get(effort, effort)
+
+    url = model.baseUrl or ""
+    routing = (model.compat or {}).get("openRouterRouting")
+    if "openrouter.ai" in url and routing:
+        params["provider"] = routing
+    gateway = compat["vercelGatewayRouting"] or {}
+    if "ai-gateway.vercel.sh" in url and (gateway.get("only") or gateway.get("order")):
+        params["providerOptions"] = {"gateway": {k: gateway[k] for k in ("only", "order") if gateway.get(k)}}
+    return params
+
+
+# ---------------------------------------------------------------- response
+
+
+_FINISH_REASONS = {
+    "stop": "stop",
+    "end": "stop",
+    "length": "length",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+}
+_REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+
+
+def map_finish_reason(reason: str | None) -> tuple[str, str | None]:
+    """(stopReason, errorMessage). Unknown reasons (content_filter, z.ai's
+    model_context_window_exceeded, ...) are errors that name the reason, so overflow detection sees it."""
+    if reason is None:
+        return "stop", None
+    mapped = _FINISH_REASONS.get(reason)
+    if mapped:
+        return mapped, None
+    return "error", f"Provider finish_reason: {reason}"
+
+
+def parse_completions_usage(raw: Any) -> Usage:
+    """prompt_tokens includes cached tokens: input is the uncached part."""
+
+    def get(obj: Any, key: str) -> Any:
+        return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+    details = get(raw, "prompt_tokens_details")
+    cached = (get(details, "cached_tokens") if details is not None else 0) or 0
+    return Usage(
+        input=(get(raw, "prompt_tokens") or 0) - cached,
+        output=get(raw, "completion_tokens") or 0,
+        cacheRead=cached,
+    )
+
+
+class _ChunkReader:
+    """Turns Chat Completions chunks into builder events."""
+
+    def __init__(self, builder: MessageBuilder) -> None:
+        self.b = builder
+        self.text_idx: int | None = None
+        self.thinking_idx: int | None = None
+        self.tools: dict[int, int] = {}  # wire tool-call index -> content index
+        self.synthetic_ids: set[int] = set()
+        self.stop_reason = "stop"
+        self.error: str | None = None
+
+    def _close_text_and_thinking(self, keep: str) -> list[AssistantMessageEvent]:
+        out = []
+        if keep != "text" and self.text_idx is not None:
+            out.append(self.b.end_text(self.text_idx))
+            self.text_idx = None
+        if keep != "thinking" and self.thinking_idx is not None:
+            out.append(self.b.end_thinking(self.thinking_idx))
+            self.thinking_idx = None
+        return out
+
+    def handle(self, chunk: Any) -> list[AssistantMessageEvent]:
+        out: list[AssistantMessageEvent] = []
+        if getattr(chunk, "usage", None):
+            self.b.msg.usage = parse_completions_usage(chunk.usage)
+        choices = getattr(chunk, "choices", None) or []
+        if not choices:
+            return out
+        choice = choices[0]
+        choice_usage = getattr(choice, "usage", None)  # Moonshot reports usage on the choice
+        if choice_usage and not getattr(chunk, "usage", None):
+            self.b.msg.usage = parse_completions_usage(choice_usage)
+        if choice.finish_reason:
+            self.stop_reason, self.error = map_finish_reason(choice.finish_reason)
+        delta = choice.delta
+        if delta is None:
+            return out
+        if delta.content:
+            out += self._close_text_and_thinking("text")
+            if self.text_idx is None:
+                self.text_idx, ev = self.b.begin_text()
+                out.append(ev)
+            out.append(self.b.text_delta(self.text_idx, delta.content))
+        # Servers name the reasoning field differently; use the first one present (some send two copies).
+        field = next((f for f in _REASONING_FIELDS if getattr(delta, f, None)), None)
+        if field is not None:
+            out += self._close_text_and_thinking("thinking")
+            if self.thinking_idx is None:
+                self.thinking_idx, ev = self.b.begin_thinking(signature=field)
+                out.append(ev)
+            out.append(self.b.thinking_delta(self.thinking_idx, getattr(delta, field)))
+        for call in delta.tool_calls or ():
+            out += self._tool_delta(call)
+        details = getattr(delta, "reasoning_details", None)
+        if isinstance(details, list):
+            self._attach_reasoning_details(details)
+        return out
+
+    def _tool_delta(self, call: Any) -> list[AssistantMessageEvent]:
+        out = self._close_text_and_thinking("none")
+        key = call.index if call.index is not None else self._key_without_index(call.id)
+        fn = call.function
+        name = (fn.name if fn else None) or ""
+        args = (fn.arguments if fn else None) or ""
+        idx = self.tools.get(key)
+        block = self.b.msg.content[idx] if idx is not None else None
+        # Some servers reuse index 0 for every call; a different id means a new call.
+        if block is not None and call.id and idx not in self.synthetic_ids and block.id != call.id:
+            out.append(self.b.end_tool_call(idx))
+            idx = None
+        if idx is None:
+            call_id = call.id or f"call_{uuid.uuid4().hex[:24]}"
+            idx, ev = self.b.begin_tool_call(call_id, name)
+            if not call.id:
+                self.synthetic_ids.add(idx)
+            self.tools[key] = idx
+            out.append(ev)
+        else:
+            block = self.b.msg.content[idx]
+            if call.id and idx in self.synthetic_ids:
+                block.id = call.id
+                self.synthetic_ids.discard(idx)
+            if name and not block.name:
+                block.name = name
+        out.append(self.b.tool_delta(idx, args))
+        return out
+
+    def _key_without_index(self, call_id: str | None) -> int:
+        """Servers that omit ``index``: a known id continues its call, a new id starts one, no id
+        continues the latest call."""
+        if call_id:
+            for key, idx in self.tools.items():
+                if self.b.msg.content[idx].id == call_id:
+                    return key
+            return len(self.tools)
+        return max(self.tools) if self.tools else 0
+
+    def _attach_reasoning_details(self, details: list[Any]) -> None:
+        for detail in details:
+            d = detail if isinstance(detail, dict) else getattr(detail, "__dict__", {})
+            if d.get("type") == "reasoning.encrypted" and d.get("id") and d.get("data"):
+                for block in self.b.msg.content:
+                    if block.type == "toolCall" and block.id == d["id"]:
+                        block.thoughtSignature = json.dumps(d)
+
+
+async def stream_openai_completions(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
+    b = MessageBuilder(model)
+    yield b.start()
+    client = None
+    try:
+        params = build_completions_params(model, context, options)
+        params = await apply_on_payload(options, params, model)
+        client = make_client(model, options, resolve_api_key(model, options))
+        sdk_stream = await open_stream(client.chat.completions.create, params, options)
+        reader = _ChunkReader(b)
+        async for chunk in iterate_stream(sdk_stream, options):
+            for ev in reader.handle(chunk):
+                yield ev
+        for ev in b.close_open_blocks():
+            yield ev
+        if options.signal is not None and options.signal.aborted:
+            yield b.error("Request was aborted", aborted=True)
+        elif reader.stop_reason == "error":
+            yield b.error(reader.error or "An unknown error occurred")
+        else:
+            yield b.done(reader.stop_reason)
+    except Exception as exc:  # noqa: BLE001 - contract: failures become an error event
+        b.close_open_blocks()
+        aborted = options.signal is not None and options.signal.aborted
+        yield b.error("Request was aborted" if aborted else error_text(exc, options), aborted=aborted)
+    finally:
+        await close_client(client)
