@@ -161,6 +161,7 @@ def to_textual_theme(spec: ThemeSpec) -> Theme:
         background=background,
         surface=surface,
         panel=hexes["userMessageBg"],
+        boost=hexes["text"] + "0a",  # ~4% of the text colour, Textual's usual boost
         dark=is_dark(spec),
         variables=variables,
     )

@@ -40,6 +40,9 @@ async def test_every_builtin_registers_and_applies_without_css_errors():
             await pilot.pause()
             assert app.theme == name
             theme = themes.get_theme(name)
+            base = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost")
+            assert all(getattr(theme, attr) for attr in (*base, "success", "warning", "error"))
+            assert theme.dark == (not name.endswith("light"))
             variables = app.theme_variables
             for token in themes.TOKENS:
                 assert themes.css_variable_name(token) in variables
