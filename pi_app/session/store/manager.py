@@ -13,6 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+try:
+    import fcntl
+except ImportError:  # Windows: single O_APPEND writes still keep lines whole
+    fcntl = None  # type: ignore[assignment]
+
 from ..messages import message_role
 from . import lock
 from .context import (
@@ -59,6 +64,9 @@ def append_bytes(path: str, data: bytes) -> None:
     """Append with one write; if the file's last line was cut (crash), end it first so ours stands alone."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
+        # Another of our processes may be mid-write: its size would look like a cut line without the lock.
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
         if size > 0:
             rfd = os.open(path, os.O_RDONLY)
