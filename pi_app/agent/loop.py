@@ -1,0 +1,248 @@
+"""The stateless agent loop (pi's ``runAgentLoop`` / ``runAgentLoopContinue``).
+
+One run: ``agent_start``, then turns (``turn_start`` → injected messages → streamed assistant message →
+tool batch → ``turn_end``) until the model stops calling tools and no steering or follow-up message is
+queued, then ``agent_end``. Every event is awaited through ``emit`` before the loop moves on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pi_app.agent.events import (
+    AgentEndEvent,
+    AgentStartEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
+from pi_app.agent.tool_exec import execute_tool_calls
+from pi_app.agent.toolset import ToolSetLedger
+from pi_app.agent.types import AgentContext, AgentLoopConfig, TurnContext, call_hook, hook_field
+from pi_app.ai.abort import AbortSignal
+from pi_app.ai.options import StreamOptions
+from pi_app.ai.types import AssistantMessage, Context
+
+Emit = Callable[[Any], Awaitable[None]]
+StreamFnT = Callable[..., Any]
+
+
+def _as_async(emit: Callable[[Any], Any]) -> Emit:
+    if inspect.iscoroutinefunction(emit):
+        return emit
+
+    async def wrapper(event: Any) -> None:
+        result = emit(event)
+        if inspect.isawaitable(result):
+            await result
+
+    return wrapper
+
+
+def _default_stream_fn() -> StreamFnT:
+    from pi_app.ai.stream import stream
+
+    return stream
+
+
+class _Run:
+    __slots__ = ("ctx", "config", "emit", "signal", "stream_fn", "ledger", "new_messages")
+
+    def __init__(
+        self,
+        context: AgentContext,
+        config: AgentLoopConfig,
+        emit: Callable[[Any], Any],
+        signal: AbortSignal | None,
+        stream_fn: StreamFnT | None,
+    ) -> None:
+        # Own copies: the caller's context list and config are never mutated.
+        self.ctx = AgentContext(context.system_prompt, list(context.messages), context.tools)
+        self.config = dataclasses.replace(config)
+        self.emit = _as_async(emit)
+        self.signal = signal
+        self.stream_fn = stream_fn or _default_stream_fn()
+        self.ledger = ToolSetLedger()
+        self.new_messages: list[Any] = []
+
+    async def inject(self, messages: list[Any]) -> None:
+        emit = self.emit
+        for msg in messages:
+            await emit(MessageStartEvent(msg))
+            await emit(MessageEndEvent(msg))
+            self.ctx.messages.append(msg)
+            self.new_messages.append(msg)
+
+    async def poll(self, hook: Callable[[], Any] | None) -> list[Any]:
+        if hook is None:
+            return []
+        return list(await call_hook(hook) or [])
+
+    async def loop(self) -> None:
+        config = self.config
+        emit = self.emit
+        pending = await self.poll(config.get_steering_messages)
+        first_turn = True
+        while True:
+            if not first_turn:
+                await emit(TurnStartEvent())
+            first_turn = False
+            # Reconcile the tool-set log with the batch about to be sent (may add a system message).
+            pending = self.ledger.declare_tool_changes(self.ctx.messages, self.ctx.tools, pending)
+            await self.inject(pending)
+
+            message = await self.stream_assistant()
+            self.new_messages.append(message)
+            if message.stopReason in ("error", "aborted"):
+                await emit(TurnEndEvent(message, []))
+                await emit(AgentEndEvent(self.new_messages))
+                return
+
+            has_more = any(c.type == "toolCall" for c in message.content)
+            results: list[Any] = []
+            if has_more:
+                batch = await execute_tool_calls(self.ctx, message, config, self.signal, emit)
+                results = batch.tool_results
+                self.ctx.messages.extend(results)
+                self.new_messages.extend(results)
+                if batch.terminate:
+                    has_more = False
+            await emit(TurnEndEvent(message, results))
+
+            turn = None
+            if config.should_stop_after_turn is not None:
+                turn = self.turn_context(message, results)
+                if await call_hook(config.should_stop_after_turn, turn):
+                    break
+            pending = await self.poll(config.get_steering_messages)
+            if not has_more and not pending:
+                pending = await self.poll(config.get_follow_up_messages)
+                if not pending:
+                    break
+            if config.prepare_next_turn is not None:
+                await self.prepare_next_turn(turn or self.turn_context(message, results))
+                if not pending:  # one-at-a-time must never deliver two in one drain point
+                    pending = await self.poll(config.get_steering_messages)
+        await emit(AgentEndEvent(self.new_messages))
+
+    def turn_context(self, message: AssistantMessage, results: list[Any]) -> TurnContext:
+        c = self.config
+        return TurnContext(message, results, self.ctx, self.new_messages, c.model, c.thinking_level)
+
+    async def prepare_next_turn(self, turn: TurnContext) -> None:
+        nxt = await call_hook(self.config.prepare_next_turn, turn)  # type: ignore[arg-type]
+        if not nxt:
+            return
+        context = hook_field(nxt, "context")
+        if context is not None:
+            self.ctx = AgentContext(context.system_prompt, list(context.messages), context.tools)
+        model = hook_field(nxt, "model")
+        if model is not None:
+            self.config.model = model
+        level = hook_field(nxt, "thinking_level", "thinkingLevel")
+        if level is not None:
+            self.config.thinking_level = level
+
+    async def stream_assistant(self) -> AssistantMessage:
+        config = self.config
+        ctx = self.ctx
+        signal = self.signal
+        messages = ctx.messages
+        if config.transform_context is not None:
+            messages = await call_hook(config.transform_context, messages, signal)
+        llm_messages = await call_hook(config.convert_to_llm, messages)
+        tools = [decl for decl, _ in self.ledger.declarations(ctx.tools)] if ctx.tools else None
+        if llm_messages is ctx.messages or not isinstance(llm_messages, list):
+            llm_messages = list(llm_messages)  # the request must not see later appends
+        llm_context = Context.model_construct(
+            systemPrompt=ctx.system_prompt or None, messages=llm_messages, tools=tools
+        )
+        api_key = None
+        if config.get_api_key is not None:
+            api_key = await call_hook(config.get_api_key, config.model.provider)
+        options = StreamOptions(
+            signal=signal,
+            api_key=api_key or config.api_key,
+            session_id=config.session_id,
+            on_payload=config.on_payload,
+            reasoning=None if config.thinking_level in (None, "off") else config.thinking_level,
+            thinking_budgets=dict(config.thinking_budgets or {}),
+            max_tokens=config.max_tokens,
+            temperature=config.temperature,
+        )
+        if config.max_retry_delay_ms is not None:
+            options.max_retry_delay_ms = config.max_retry_delay_ms
+        response = self.stream_fn(config.model, llm_context, options)
+        if inspect.isawaitable(response):
+            response = await response
+
+        emit = self.emit
+        partial: AssistantMessage | None = None
+        async for ev in response:
+            kind = ev.type
+            if kind == "start":
+                partial = ev.partial
+                ctx.messages.append(partial)
+                await emit(MessageStartEvent(partial))
+            elif kind == "done" or kind == "error":
+                pass  # the stream ends itself after its final event
+            elif partial is not None:
+                if ev.partial is not partial:
+                    partial = ev.partial
+                    ctx.messages[-1] = partial
+                await emit(MessageUpdateEvent(partial, ev))
+        final = await response.result()
+        if partial is not None:
+            ctx.messages[-1] = final
+        else:
+            ctx.messages.append(final)
+            await emit(MessageStartEvent(final))
+        await emit(MessageEndEvent(final))
+        return final
+
+
+async def run_agent_loop(
+    prompts: list[Any],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Callable[[Any], Any],
+    signal: AbortSignal | None = None,
+    stream_fn: StreamFnT | None = None,
+) -> list[Any]:
+    """Run a loop that starts with ``prompts``. Returns the messages this run added."""
+    run = _Run(context, config, emit, signal, stream_fn)
+    prompts = run.ledger.declare_tool_changes(run.ctx.messages, run.ctx.tools, list(prompts))
+    await run.emit(AgentStartEvent())
+    await run.emit(TurnStartEvent())
+    await run.inject(prompts)
+    await run.loop()
+    return run.new_messages
+
+
+def check_can_continue(messages: list[Any]) -> None:
+    if not messages:
+        raise ValueError("Cannot continue: no messages in context")
+    role = getattr(messages[-1], "role", None)
+    if role == "assistant":
+        raise ValueError("Cannot continue from message role: assistant")
+
+
+async def run_agent_loop_continue(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Callable[[Any], Any],
+    signal: AbortSignal | None = None,
+    stream_fn: StreamFnT | None = None,
+) -> list[Any]:
+    """Continue from the context as it is (retries, resuming after tool results)."""
+    check_can_continue(context.messages)
+    run = _Run(context, config, emit, signal, stream_fn)
+    await run.emit(AgentStartEvent())
+    await run.emit(TurnStartEvent())
+    await run.loop()
+    return run.new_messages
