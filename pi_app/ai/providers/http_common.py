@@ -322,3 +322,11 @@ async def apply_on_payload(payload: dict[str, Any], model: Model, options: Strea
     if inspect.isawaitable(replaced):
         replaced = await replaced
     return replaced if isinstance(replaced, dict) else payload
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sanitize_surrogates(text: str) -> str:
+    """Drop unpaired UTF-16 surrogates (they cannot be encoded as UTF-8 and make APIs reject the body)."""
+    return _LONE_SURROGATE.sub("", text)

@@ -1,0 +1,270 @@
+"""The ``anthropic-messages`` provider: streams Claude replies through the official ``anthropic`` SDK.
+
+The SDK is imported inside :func:`stream_anthropic` (importing it costs over a second). The request
+body is built by :mod:`pi_app.ai.providers.anthropic_request`; this module drives the SSE events into a
+:class:`MessageBuilder` and turns every failure (HTTP status, dropped connection, stall, abort) into the
+final error event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pi_app.ai.abort import AbortError, race_abort
+from pi_app.ai.builder import MessageBuilder
+from pi_app.ai.events import AssistantMessageEvent
+from pi_app.ai.options import StreamOptions
+from pi_app.ai.providers.anthropic_request import (
+    build_headers,
+    build_payload,
+    from_claude_code_name,
+    is_oauth_token,
+    normalize_tool_call_id,
+)
+from pi_app.ai.providers.http_common import (
+    MalformedStreamError,
+    ProviderError,
+    apply_on_payload,
+    describe_transport_error,
+    format_http_error,
+    make_timeout,
+    next_item,
+    resolve_api_key,
+)
+from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system
+from pi_app.ai.transform import transform_messages
+from pi_app.ai.types import Context, Model
+
+_STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",  # the caller may resubmit; nothing is lost
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "toolUse",
+    "refusal": "error",
+    "sensitive": "error",
+}
+
+
+def map_stop_reason(reason: str) -> str:
+    """Anthropic stop_reason → pi StopReason; unknown values are errors (never silently "stop")."""
+    return _STOP_REASONS.get(reason, "error")
+
+
+class _StreamState:
+    """Maps Anthropic content-block indices to builder indices and tracks the message's ending."""
+
+    __slots__ = ("blocks", "stop_reason", "raw_stop_reason", "finished")
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, int] = {}
+        self.stop_reason: str | None = None
+        self.raw_stop_reason: str | None = None
+        self.finished = False
+
+
+def _apply_usage(b: MessageBuilder, usage: dict[str, Any] | None) -> None:
+    """Copy the counts that are present (proxies omit some in message_delta; keep the earlier ones)."""
+    if not usage:
+        return
+    u = b.usage
+    if usage.get("input_tokens") is not None:
+        u.input = int(usage["input_tokens"])
+    if usage.get("output_tokens") is not None:
+        u.output = int(usage["output_tokens"])
+    if usage.get("cache_read_input_tokens") is not None:
+        u.cacheRead = int(usage["cache_read_input_tokens"])
+    if usage.get("cache_creation_input_tokens") is not None:
+        u.cacheWrite = int(usage["cache_creation_input_tokens"])
+    b.finish_usage()
+
+
+def _handle_event(
+    b: MessageBuilder, st: _StreamState, event: dict[str, Any], oauth: bool, context_tools: list[Any]
+) -> list[AssistantMessageEvent]:
+    kind = event.get("type")
+    out: list[AssistantMessageEvent] = []
+    if kind == "message_start":
+        message = event.get("message") or {}
+        if message.get("id"):
+            b.msg.responseId = message["id"]
+        _apply_usage(b, message.get("usage"))
+    elif kind == "content_block_start":
+        index = event.get("index", 0)
+        block = event.get("content_block") or {}
+        btype = block.get("type")
+        if btype == "text":
+            idx, ev = b.begin_text(block.get("text") or "")
+        elif btype == "thinking":
+            idx, ev = b.begin_thinking(signature=block.get("signature") or None)
+            if block.get("thinking"):
+                b.msg.content[idx].thinking = block["thinking"]  # type: ignore[union-attr]
+        elif btype == "redacted_thinking":
+            # The encrypted payload travels in thinkingSignature and is replayed as redacted_thinking.
+            idx, ev = b.begin_thinking(signature=block.get("data") or "", redacted=True)
+            b.msg.content[idx].thinking = "[Reasoning redacted]"  # type: ignore[union-attr]
+        elif btype == "tool_use":
+            name = block.get("name") or ""
+            if oauth:
+                name = from_claude_code_name(name, context_tools)
+            idx, ev = b.begin_tool_call(block.get("id") or "", name)
+            if block.get("input"):
+                b.msg.content[idx].arguments = dict(block["input"])  # type: ignore[union-attr]
+        else:
+            return out  # server_tool_use etc.: not part of pi's content model
+        st.blocks[index] = idx
+        out.append(ev)
+    elif kind == "content_block_delta":
+        idx_or_none = st.blocks.get(event.get("index", -1))
+        delta = event.get("delta") or {}
+        if idx_or_none is None:
+            return out
+        idx = idx_or_none
+        dtype = delta.get("type")
+        if dtype == "text_delta":
+            out.append(b.text_delta(idx, delta.get("text") or ""))
+        elif dtype == "thinking_delta":
+            out.append(b.thinking_delta(idx, delta.get("thinking") or ""))
+        elif dtype == "signature_delta":
+            b.add_thinking_signature(idx, delta.get("signature") or "")
+        elif dtype == "input_json_delta":
+            out.append(b.tool_delta(idx, delta.get("partial_json") or ""))
+    elif kind == "content_block_stop":
+        idx_or_none = st.blocks.pop(event.get("index", -1), None)
+        if idx_or_none is not None:
+            block = b.msg.content[idx_or_none]
+            if block.type == "text":
+                out.append(b.end_text(idx_or_none))
+            elif block.type == "thinking":
+                out.append(b.end_thinking(idx_or_none))
+            else:
+                has_json = bool(b.tool_json(idx_or_none).strip())
+                out.append(b.end_tool_call(idx_or_none, None if has_json else dict(block.arguments)))
+    elif kind == "message_delta":
+        reason = (event.get("delta") or {}).get("stop_reason")
+        if reason:
+            st.raw_stop_reason = reason
+            st.stop_reason = map_stop_reason(reason)
+        _apply_usage(b, event.get("usage"))
+    elif kind == "message_stop":
+        st.finished = True
+    return out
+
+
+def _error_text(exc: BaseException, options: StreamOptions) -> str:
+    """Readable errorMessage for an SDK or transport exception."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        retry_after = exc.response.headers.get("retry-after") if exc.response is not None else None
+        if exc.status_code == 200:
+            # An ``event: error`` inside a 200 stream (e.g. overloaded_error): no meaningful status.
+            return format_http_error(200, exc.body).removeprefix("200 ")
+        return format_http_error(exc.status_code, exc.body, retry_after)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return f"Connection error: request timed out ({exc})"
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__
+        detail = describe_transport_error(cause, options.idle_timeout_s) if cause is not None else None
+        return detail or f"Connection error: {exc}"
+    if isinstance(exc, ValueError) and not isinstance(exc, ProviderError):
+        return f"Malformed stream data: {exc}"
+    return describe_transport_error(exc, options.idle_timeout_s) or str(exc) or type(exc).__name__
+
+
+def _make_client(model: Model, api_key: str, options: StreamOptions, oauth: bool) -> Any:
+    import anthropic
+
+    common: dict[str, Any] = {
+        "base_url": model.baseUrl or None,
+        # No silent SDK retries: the session layer retries visibly (auto_retry events), and stacked
+        # retries would multiply the wait on 429/5xx. One request per call.
+        "max_retries": 0,
+        # read = idle bound: a stream that sends no byte for that long fails instead of hanging.
+        "timeout": make_timeout(options),
+        "default_headers": build_headers(model, options, oauth),
+    }
+    if oauth:
+        return anthropic.AsyncAnthropic(auth_token=api_key, **common)
+    return anthropic.AsyncAnthropic(api_key=api_key, **common)
+
+
+async def stream_anthropic(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
+    b = MessageBuilder(model)
+    yield b.start()
+    signal = options.signal
+    client: Any = None
+    sdk_stream: Any = None
+    try:
+        api_key = resolve_api_key(model, options)
+        if not api_key:
+            raise ProviderError(f"No API key for provider: {model.provider}")
+        oauth = is_oauth_token(api_key)
+        transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
+        messages = transform_messages(transcript.messages, model, normalize_tool_call_id)
+        payload = build_payload(model, transcript, messages, options, oauth)
+        payload = await apply_on_payload(payload, model, options)
+
+        from anthropic import AsyncStream
+
+        client = _make_client(model, api_key, options, oauth)
+        # ``object`` as the item type: the SDK hands over each event's JSON as a dict, so unknown
+        # event and block types pass through instead of failing validation.
+        sdk_stream = await race_abort(
+            client.post(
+                "/v1/messages", cast_to=object, body=payload, stream=True, stream_cls=AsyncStream[object]
+            ),
+            signal,
+        )
+        st = _StreamState()
+        events = sdk_stream.__aiter__()
+        while True:
+            try:
+                event = await next_item(events, signal=signal)
+            except StopAsyncIteration:
+                break
+            if not isinstance(event, dict):
+                raise MalformedStreamError(f"Malformed stream data: unexpected event {event!r}")
+            for ev in _handle_event(b, st, event, oauth, transcript.tools):
+                yield ev
+            if st.finished:
+                break
+
+        if signal is not None and signal.aborted:
+            raise AbortError()
+        for ev in b.close_open_blocks():
+            yield ev
+        if not st.finished:
+            raise ProviderError("Connection error: stream ended before message_stop (connection terminated)")
+        if st.stop_reason == "error":
+            yield b.error(f"Model stopped with reason: {st.raw_stop_reason}")
+            return
+        if st.stop_reason is None and any(c.type == "toolCall" for c in b.msg.content):
+            st.stop_reason = "toolUse"
+        yield b.done(st.stop_reason or "stop")
+    except BaseException as exc:  # noqa: BLE001 - provider contract: failures become an error event
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError)):
+            raise  # the consumer went away or cancelled us; the stream wrapper reports it
+        aborted = isinstance(exc, AbortError) or bool(signal and signal.aborted)
+        for _ in b.close_open_blocks():
+            pass  # the final message must not keep half-open blocks; their events are moot now
+        if aborted:
+            yield b.error("Request was aborted", aborted=True)
+        else:
+            yield b.error(_error_text(exc, options))
+    finally:
+        if sdk_stream is not None:
+            try:
+                await sdk_stream.close()
+            except Exception:
+                pass
+        if client is not None:
+            try:
+                await client.close()
+            except Exception:
+                pass
