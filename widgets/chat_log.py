@@ -1,0 +1,227 @@
+"""The conversation: follows new output only while the view is at the bottom.
+
+Scrolling up freezes the view and shows a ``↓ N new`` badge; End (or scrolling back down to the
+bottom) re-attaches. Old widgets beyond a cap are pruned; :meth:`ChatLog.prepend_history` mounts
+earlier entries on demand (the App answers :class:`ChatLog.EarlierRequested`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from textual import events
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+
+@runtime_checkable
+class Expandable(Protocol):
+    def set_expanded(self, expanded: bool) -> None: ...
+
+
+class NewOutputBadge(Static):
+    DEFAULT_CSS = """
+    NewOutputBadge {
+        dock: bottom;
+        width: auto;
+        height: 1;
+        padding: 0 1;
+        margin: 0 0 0 2;
+        background: $pi-accent;
+        color: $background;
+        text-style: bold;
+        display: none;
+    }
+    NewOutputBadge.-visible { display: block; }
+    """
+
+    def on_click(self) -> None:
+        if isinstance(self.parent, ChatLog):
+            self.parent.scroll_to_latest()
+
+
+class ChatLog(VerticalScroll, can_focus=True):
+    DEFAULT_CSS = """
+    ChatLog {
+        height: 1fr;
+        padding: 0 1 0 0;
+        background: $background;
+    }
+    """
+    BLANK = True
+    BINDINGS = [
+        Binding("end", "scroll_to_latest", "Latest", show=False),
+        Binding("home", "scroll_to_top", "Top", show=False),
+    ]
+
+    class EarlierRequested(Message):
+        """The user reached the top while older entries exist; answer with ``prepend_history``."""
+
+        def __init__(self, chat_log: ChatLog) -> None:
+            super().__init__()
+            self.chat_log = chat_log
+
+    def __init__(self, max_items: int = 200, wheel_lines: int = 3, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.max_items = max_items
+        self.wheel_lines = wheel_lines
+        self.new_count = 0
+        self.has_earlier = False
+        self.tools_expanded = False
+        self.hide_thinking = False
+        self._badge = NewOutputBadge()
+        self._earlier_pending = False
+
+    def compose(self) -> Iterable[Widget]:
+        yield self._badge
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def items(self) -> list[Widget]:
+        return [w for w in self.children if w is not self._badge]
+
+    @property
+    def following(self) -> bool:
+        """True while new output keeps the view pinned to the bottom."""
+        return self.is_anchored and not self._anchor_released
+
+    @property
+    def badge_text(self) -> str:
+        return f"↓ {self.new_count} new" if self.new_count else ""
+
+    # ------------------------------------------------------------------ adding
+    async def add(self, widget: Widget) -> Widget:
+        """Append an entry; counts it as unseen when the user is scrolled away."""
+        self._apply_settings(widget)
+        await self.mount(widget)
+        if not self.following:
+            self.new_count += 1
+            self._update_badge()
+        await self._prune()
+        return widget
+
+    async def add_many(self, widgets: Sequence[Widget]) -> None:
+        for widget in widgets:
+            self._apply_settings(widget)
+        with self.app.batch_update():
+            await self.mount_all(widgets)
+        if not self.following:
+            self.new_count += len(widgets)
+            self._update_badge()
+        await self._prune()
+
+    async def prepend_history(self, widgets: Sequence[Widget], has_more: bool = False) -> None:
+        """Mount earlier entries above the current ones, keeping the viewport where it is."""
+        self._earlier_pending = False
+        self.has_earlier = has_more
+        if not widgets:
+            return
+        for widget in widgets:
+            self._apply_settings(widget)
+        first = self.items[0] if self.items else None
+        before_height = self.virtual_size.height
+        old_y = self.scroll_y
+        with self.app.batch_update():
+            if first is not None:
+                await self.mount_all(widgets, before=first)
+            else:
+                await self.mount_all(widgets)
+        if not self.following:
+            self.call_after_refresh(self._restore_offset, before_height, old_y)
+
+    def _restore_offset(self, before_height: int, old_y: float) -> None:
+        grown = self.virtual_size.height - before_height
+        self.scroll_to(y=old_y + max(0, grown), animate=False, immediate=True)
+
+    async def clear(self) -> None:
+        await self.remove_children(self.items)
+        self.new_count = 0
+        self.has_earlier = False
+        self._update_badge()
+        self.anchor()
+
+    async def _prune(self) -> None:
+        excess = len(self.items) - self.max_items
+        if excess > 0:
+            # Oldest first; they can come back through prepend_history.
+            await self.remove_children(self.items[:excess])
+            self.has_earlier = True
+
+    # ------------------------------------------------------------------ global toggles
+    def _apply_settings(self, widget: Widget) -> None:
+        if isinstance(widget, Expandable) and self.tools_expanded:
+            widget.set_expanded(True)
+        setter = getattr(widget, "set_hide_thinking", None)
+        if callable(setter):
+            setter(self.hide_thinking)
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        """ctrl+o: expand or collapse every tool box and summary."""
+        self.tools_expanded = expanded
+        for widget in self.items:
+            if isinstance(widget, Expandable):
+                widget.set_expanded(expanded)
+
+    def set_hide_thinking(self, hide: bool) -> None:
+        """ctrl+t: hide or show thinking blocks everywhere."""
+        self.hide_thinking = hide
+        for widget in self.items:
+            setter = getattr(widget, "set_hide_thinking", None)
+            if callable(setter):
+                setter(hide)
+
+    # ------------------------------------------------------------------ scrolling
+    def action_scroll_to_latest(self) -> None:
+        self.scroll_to_latest()
+
+    def scroll_to_latest(self) -> None:
+        self.anchor()
+        self.scroll_end(animate=False, immediate=True)
+        self._reset_badge()
+
+    def action_scroll_to_top(self) -> None:
+        self.scroll_home(animate=False)
+        self._request_earlier()
+
+    def _request_earlier(self) -> None:
+        if self.has_earlier and not self._earlier_pending:
+            self._earlier_pending = True
+            self.post_message(self.EarlierRequested(self))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.new_count and self.following:
+            self._reset_badge()
+        if new_value <= 0 < old_value:
+            self._request_earlier()
+
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        if not (event.ctrl or event.shift):
+            event.stop()
+            event.prevent_default()
+            self.scroll_to(y=self.scroll_target_y + self.wheel_lines, animate=False, immediate=True)
+            return
+        super()._on_mouse_scroll_down(event)
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        if not (event.ctrl or event.shift):
+            event.stop()
+            event.prevent_default()
+            self.scroll_to(y=self.scroll_target_y - self.wheel_lines, animate=False, immediate=True)
+            return
+        super()._on_mouse_scroll_up(event)
+
+    def _reset_badge(self) -> None:
+        self.new_count = 0
+        self._update_badge()
+
+    def _update_badge(self) -> None:
+        self._badge.update(self.badge_text)
+        self._badge.set_class(bool(self.new_count), "-visible")

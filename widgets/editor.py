@@ -1,0 +1,216 @@
+"""The prompt editor: a TextArea with pi's submit/newline keys, history, paste markers and completion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import TextArea
+
+from widgets.completion import CompletionMenu, CompletionProvider
+from widgets.history import History
+from widgets.paste import PasteStore, is_large_paste
+
+THINKING_CLASSES = {f"-thinking-{level}" for level in ("off", "minimal", "low", "medium", "high", "xhigh")}
+
+
+class PromptEditor(TextArea):
+    DEFAULT_CSS = """
+    PromptEditor, PromptEditor:focus {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        background: $background;
+        border: round $pi-thinking-off;
+        padding: 0 1;
+    }
+    PromptEditor.-thinking-minimal, PromptEditor.-thinking-minimal:focus { border: round $pi-thinking-minimal; }
+    PromptEditor.-thinking-low, PromptEditor.-thinking-low:focus { border: round $pi-thinking-low; }
+    PromptEditor.-thinking-medium, PromptEditor.-thinking-medium:focus { border: round $pi-thinking-medium; }
+    PromptEditor.-thinking-high, PromptEditor.-thinking-high:focus { border: round $pi-thinking-high; }
+    PromptEditor.-thinking-xhigh, PromptEditor.-thinking-xhigh:focus { border: round $pi-thinking-xhigh; }
+    PromptEditor.-bash, PromptEditor.-bash:focus { border: round $pi-bash-mode; }
+    PromptEditor > .text-area--cursor-line { background: transparent; }
+    """
+
+    BINDINGS = [
+        Binding("enter", "submit", "Submit", show=False, priority=True),
+        Binding("alt+enter", "follow_up", "Queue follow-up", show=False, priority=True),
+        Binding("shift+enter,ctrl+j", "newline", "Newline", show=False, priority=True),
+        Binding("tab", "complete", "Complete", show=False, priority=True),
+        Binding("escape", "close_completion", "Close", show=False, priority=True),
+    ]
+
+    class Submitted(Message):
+        """Enter: the prompt text with paste markers expanded."""
+
+        def __init__(self, editor: PromptEditor, text: str) -> None:
+            super().__init__()
+            self.editor = editor
+            self.text = text
+
+    class FollowUp(Submitted):
+        """Alt+Enter: queue as a follow-up."""
+
+    thinking_level: reactive[str] = reactive("off")
+
+    def __init__(
+        self,
+        history: History | None = None,
+        completion: CompletionProvider | None = None,
+        menu: CompletionMenu | None = None,
+        test_mode: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
+        self.history = history or History()
+        self.completion = completion
+        self.menu = menu
+        self.pastes = PasteStore()
+        if test_mode:
+            self.cursor_blink = False
+        self.add_class("-thinking-off")
+
+    # ------------------------------------------------------------------ appearance
+    def watch_thinking_level(self, level: str) -> None:
+        for cls in THINKING_CLASSES:
+            self.remove_class(cls)
+        self.add_class(f"-thinking-{level if f'-thinking-{level}' in THINKING_CLASSES else 'off'}")
+
+    @property
+    def bash_mode(self) -> bool:
+        return self.text.startswith("!")
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.set_class(self.bash_mode, "-bash")
+        self._refresh_completion(force=False)
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        if self.menu is not None and self.menu.is_open:
+            self._refresh_completion(force=False)
+
+    # ------------------------------------------------------------------ submit / newline
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close_completion":
+            return self.menu is not None and self.menu.is_open
+        return True
+
+    def _take_text(self) -> str | None:
+        text = self.pastes.expand(self.text)
+        if not text.strip():
+            return None
+        self.history.add(text)
+        self.pastes.clear()
+        self.clear()
+        return text
+
+    def action_submit(self) -> None:
+        if self.menu is not None and self.menu.is_open:
+            self._accept_completion()
+            return
+        text = self._take_text()
+        if text is not None:
+            self.post_message(self.Submitted(self, text))
+
+    def action_follow_up(self) -> None:
+        text = self._take_text()
+        if text is not None:
+            self.post_message(self.FollowUp(self, text))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    # ------------------------------------------------------------------ history
+    def action_cursor_up(self, select: bool = False) -> None:
+        if self.menu is not None and self.menu.is_open:
+            self.menu.move(-1)
+            return
+        first_row = self.cursor_location[0] == 0
+        if not select and (not self.text or (self.history.browsing and first_row)):
+            entry = self.history.previous(self.text)
+            if entry is not None:
+                self._load(entry)
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if self.menu is not None and self.menu.is_open:
+            self.menu.move(1)
+            return
+        last_row = self.cursor_location[0] == self.document.line_count - 1
+        if not select and self.history.browsing and last_row:
+            entry = self.history.next()
+            if entry is not None:
+                self._load(entry)
+            return
+        super().action_cursor_down(select)
+
+    def _load(self, text: str) -> None:
+        with self.prevent(TextArea.Changed):
+            self.load_text(text)
+        self.set_class(self.bash_mode, "-bash")
+        self.move_cursor(self.document.end)
+
+    # ------------------------------------------------------------------ paste
+    async def _on_paste(self, event: events.Paste) -> None:
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        if is_large_paste(text):
+            event.stop()
+            event.prevent_default()
+            self.insert(self.pastes.add(text))
+            return
+        await super()._on_paste(event)
+
+    # ------------------------------------------------------------------ completion
+    def _line_before_cursor(self) -> tuple[str, bool]:
+        row, col = self.cursor_location
+        return self.document.get_line(row)[:col], row == 0
+
+    def _refresh_completion(self, force: bool) -> None:
+        if self.menu is None or self.completion is None:
+            return
+        before, first_line = self._line_before_cursor()
+        result = self.completion.get_completions(before, first_line, force)
+        if result is None or not result.items:
+            self.menu.hide()
+        else:
+            self.menu.show(result)
+
+    def action_complete(self) -> None:
+        if self.menu is not None and self.menu.is_open:
+            self._accept_completion()
+            return
+        if self.completion is None:
+            return
+        before, first_line = self._line_before_cursor()
+        result = self.completion.get_completions(before, first_line, True)
+        if result is None or not result.items:
+            return
+        if len(result.items) == 1 or self.menu is None:
+            self._apply(result.prefix, result.items[0].value)
+        else:
+            self.menu.show(result)
+
+    def action_close_completion(self) -> None:
+        if self.menu is not None:
+            self.menu.hide()
+
+    def _accept_completion(self) -> None:
+        assert self.menu is not None and self.menu.completions is not None
+        item = self.menu.selected()
+        prefix = self.menu.completions.prefix
+        self.menu.hide()
+        if item is not None:
+            self._apply(prefix, item.value)
+
+    def _apply(self, prefix: str, value: str) -> None:
+        row, col = self.cursor_location
+        suffix = "" if value.endswith("/") else " "
+        with self.prevent(TextArea.Changed):
+            self.replace(value + suffix, (row, col - len(prefix)), (row, col))
+        self.set_class(self.bash_mode, "-bash")
+        if self.menu is not None:
+            self.menu.hide()

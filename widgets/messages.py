@@ -1,0 +1,218 @@
+"""User and assistant message views.
+
+Only the message being streamed is a live Textual ``Markdown`` (fed through ``Markdown.get_stream``);
+:meth:`AssistantMessageView.finalize` freezes it into a single ``Static`` holding one pre-rendered Rich
+renderable, so long sessions stay cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widgets import Markdown, Static
+from textual.widgets._markdown import MarkdownStream
+
+from pi_app.ai.types import AssistantMessage, UserMessage, text_of
+from widgets.rendering import ThemedMarkdown, group, styled_text
+
+BlockKind = Literal["text", "thinking"]
+
+
+class UserMessageView(Static):
+    """A user prompt: markdown on ``userMessageBg``."""
+
+    DEFAULT_CSS = """
+    UserMessageView {
+        background: $pi-user-message-bg;
+        color: $pi-user-message-text;
+        padding: 1 1;
+        margin: 1 0 0 0;
+    }
+    """
+
+    def __init__(self, text: str, **kwargs: Any) -> None:
+        self.text = text
+        super().__init__(**kwargs)
+
+    @classmethod
+    def from_message(cls, message: UserMessage) -> UserMessageView:
+        return cls(text_of(message.content))
+
+    def on_mount(self) -> None:
+        self.update(ThemedMarkdown(self.text.strip(), lambda: self.app.theme_variables))
+
+
+class AssistantMessageView(Vertical):
+    """One assistant reply: streams text/thinking deltas live, then freezes to one Static."""
+
+    DEFAULT_CSS = """
+    AssistantMessageView {
+        height: auto;
+        padding: 0 1;
+        margin: 1 0 0 0;
+    }
+    AssistantMessageView > Markdown {
+        padding: 0;
+        margin: 0;
+        background: transparent;
+    }
+    AssistantMessageView > Markdown.-thinking {
+        color: $pi-thinking-text;
+        text-style: italic;
+    }
+    AssistantMessageView > Static.-thinking-label {
+        color: $pi-thinking-text;
+        text-style: italic;
+    }
+    AssistantMessageView > MarkdownBlock { margin: 0; }
+    """
+
+    def __init__(self, hide_thinking: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.hide_thinking = hide_thinking
+        self.blocks: list[tuple[BlockKind, str]] = []
+        self.finalized = False
+        self.stop_reason: str | None = None
+        self.error_message: str | None = None
+        self.has_tool_calls = False
+        self._live: Markdown | Static | None = None
+        self._stream: MarkdownStream | None = None
+        self._frozen: Static | None = None
+
+    # ------------------------------------------------------------------ streaming
+    @property
+    def text(self) -> str:
+        """All visible answer text so far (thinking excluded)."""
+        return "".join(t for k, t in self.blocks if k == "text")
+
+    async def append_text(self, delta: str) -> None:
+        await self._append("text", delta)
+
+    async def append_thinking(self, delta: str) -> None:
+        await self._append("thinking", delta)
+
+    async def _append(self, kind: BlockKind, delta: str) -> None:
+        if self.finalized or not delta:
+            return
+        if not self.blocks or self.blocks[-1][0] != kind:
+            await self._start_block(kind)
+            self.blocks.append((kind, ""))
+        self.blocks[-1] = (kind, self.blocks[-1][1] + delta)
+        if self._stream is not None:
+            await self._stream.write(delta)
+
+    async def _start_block(self, kind: BlockKind) -> None:
+        await self._stop_stream()
+        if kind == "thinking" and self.hide_thinking:
+            # Never stream into a block the user cannot see.
+            self._live = Static("Thinking...", classes="-thinking-label")
+            await self.mount(self._live)
+            return
+        live = Markdown("", classes="-thinking" if kind == "thinking" else "")
+        self._live = live
+        await self.mount(live)
+        self._stream = Markdown.get_stream(live)
+
+    async def _stop_stream(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+    # ------------------------------------------------------------------ finishing
+    async def finalize(self, message: AssistantMessage | None = None) -> None:
+        """End streaming and replace the live widgets with one frozen Static."""
+        await self._stop_stream()
+        if message is not None:
+            self._take_message(message)
+        self.finalized = True
+        await self.remove_children()
+        self._live = None
+        self._frozen = Static(self._frozen_renderable(), classes="-frozen")
+        await self.mount(self._frozen)
+
+    def _take_message(self, message: AssistantMessage) -> None:
+        blocks: list[tuple[BlockKind, str]] = []
+        for block in message.content:
+            if block.type == "text":
+                blocks.append(("text", block.text))
+            elif block.type == "thinking":
+                blocks.append(("thinking", block.thinking))
+        self.blocks = blocks
+        self.stop_reason = message.stopReason
+        self.error_message = message.errorMessage
+        self.has_tool_calls = any(b.type == "toolCall" for b in message.content)
+
+    @classmethod
+    def from_message(cls, message: AssistantMessage, hide_thinking: bool = False) -> AssistantMessageView:
+        """A finished message (history): mounts straight into the frozen form."""
+        view = cls(hide_thinking=hide_thinking)
+        view._take_message(message)
+        view.finalized = True
+        return view
+
+    def compose(self):  # type: ignore[override]
+        if self.finalized and self._frozen is None:
+            self._frozen = Static(self._frozen_renderable(), classes="-frozen")
+            yield self._frozen
+
+    def notice_text(self) -> str | None:
+        """pi's trailing line: ``Operation aborted`` / ``Error: <msg>`` (only without tool calls)."""
+        if self.has_tool_calls:
+            return None
+        if self.stop_reason == "aborted":
+            msg = self.error_message
+            return msg if msg and msg != "Request was aborted" else "Operation aborted"
+        if self.stop_reason == "error":
+            return f"Error: {self.error_message or 'Unknown error'}"
+        return None
+
+    def frozen_markup(self) -> str:
+        """The plain text the frozen Static shows (for tests and copy)."""
+        parts: list[str] = []
+        for kind, text in self.blocks:
+            if not text.strip():
+                continue
+            if kind == "thinking":
+                parts.append("Thinking..." if self.hide_thinking else text.strip())
+            else:
+                parts.append(text.strip())
+        notice = self.notice_text()
+        if notice:
+            parts.append(notice)
+        return "\n\n".join(parts)
+
+    def _frozen_renderable(self) -> Any:
+        def variables() -> dict[str, str]:
+            return self.app.theme_variables if self.is_attached else {}
+
+        items: list[Any] = []
+        for kind, text in self.blocks:
+            if not text.strip():
+                continue
+            if items:
+                items.append(Text(""))
+            if kind == "thinking":
+                if self.hide_thinking:
+                    items.append(styled_text("Thinking...", variables(), "pi-thinking-text", "italic"))
+                else:
+                    items.append(
+                        ThemedMarkdown(text.strip(), variables, style="pi-thinking-text", italic=True)
+                    )
+            else:
+                items.append(ThemedMarkdown(text.strip(), variables))
+        notice = self.notice_text()
+        if notice:
+            if items:
+                items.append(Text(""))
+            items.append(styled_text(notice, variables(), "pi-error"))
+        return group(*items)
+
+    def set_hide_thinking(self, hide: bool) -> None:
+        """Global thinking toggle (ctrl+t): re-renders a frozen view; a live one applies to new blocks."""
+        if hide == self.hide_thinking:
+            return
+        self.hide_thinking = hide
+        if self._frozen is not None:
+            self._frozen.update(self._frozen_renderable())

@@ -1,0 +1,103 @@
+"""A tool execution box: created when the tool call starts streaming so arguments render live.
+
+State is a CSS class (``-pending`` → ``-success`` / ``-error``) over ``$pi-tool-*-bg`` backgrounds.
+Updates are coalesced to ~30 fps.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from textual.reactive import var
+from textual.widgets import Static
+
+from pi_app.ai.types import ToolResultMessage
+from widgets.rendering import Throttle
+from widgets.tool_format import ToolResultData, format_tool
+
+ToolState = Literal["pending", "running", "success", "error"]
+
+
+class ToolPanel(Static):
+    DEFAULT_CSS = """
+    ToolPanel {
+        padding: 1 1;
+        margin: 1 0 0 0;
+        height: auto;
+        background: $pi-tool-pending-bg;
+        color: $pi-tool-output;
+    }
+    ToolPanel.-success { background: $pi-tool-success-bg; }
+    ToolPanel.-error { background: $pi-tool-error-bg; }
+    """
+
+    expanded: var[bool] = var(False)
+
+    def __init__(
+        self,
+        tool_call_id: str,
+        name: str,
+        args: dict[str, Any] | None = None,
+        home: str | None = None,
+        expanded: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(classes="-pending", **kwargs)
+        self.tool_call_id = tool_call_id
+        self.tool_name = name
+        self.args: dict[str, Any] = dict(args or {})
+        self.home = home
+        self.state: ToolState = "pending"
+        self.result: ToolResultData | None = None
+        self.set_reactive(ToolPanel.expanded, expanded)
+        self._throttle = Throttle(self, self._render_panel)
+
+    def on_mount(self) -> None:
+        self._render_panel()
+
+    def on_resize(self) -> None:
+        if self.tool_name == "bash":  # bash previews count visual lines, which depend on width
+            self._throttle()
+
+    # --------------------------------------------------------------- driven by agent events
+    def update_args(self, args: dict[str, Any]) -> None:
+        """Streaming tool-call arguments (partial JSON already parsed by the provider layer)."""
+        self.args = dict(args or {})
+        self._throttle()
+
+    def set_running(self) -> None:
+        self.state = "running"
+        self._throttle()
+
+    def update_partial(self, result: ToolResultData) -> None:
+        """``tool_execution_update``: partial output while the tool runs."""
+        self.state = "running"
+        self.result = result
+        self._throttle()
+
+    def set_result(self, result: ToolResultData | ToolResultMessage) -> None:
+        """``tool_execution_end`` / the tool result message."""
+        if isinstance(result, ToolResultMessage):
+            result = ToolResultData.from_content(result.content, result.details, result.isError)
+        self.result = result
+        self.state = "error" if result.is_error else "success"
+        self.set_class(False, "-pending")
+        self.set_class(self.state == "success", "-success")
+        self.set_class(self.state == "error", "-error")
+        if self.is_mounted:
+            self._throttle.flush()
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+
+    def watch_expanded(self) -> None:
+        if self.is_mounted:
+            self._render_panel()
+
+    # --------------------------------------------------------------- rendering
+    def build(self) -> Any:
+        width = self.content_size.width or None
+        return format_tool(self.tool_name, self.args, self.result, self.expanded, self.home, width)
+
+    def _render_panel(self) -> None:
+        self.update(self.build())
