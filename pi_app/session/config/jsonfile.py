@@ -1,0 +1,63 @@
+"""Small file helpers shared by the config stores: advisory locks and atomic JSON writes."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``<path>.lock`` (the data file itself is replaced on write,
+    so locking it would not serialise writers)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(str(path) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def read_text(path: Path) -> str | None:
+    """File contents, or None when it does not exist."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+    """Write via a temp file in the same directory and rename, so readers never see a half file.
+
+    ``mode`` forces permissions (e.g. 0o600 for auth.json); otherwise an existing file's mode is kept.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        with contextlib.suppress(FileNotFoundError):
+            mode = path.stat().st_mode & 0o777
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        # mkstemp creates 0600; chmod before writing so a secret is never briefly world-readable.
+        os.fchmod(fd, mode if mode is not None else 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def dumps(data: Any) -> str:
+    """pi's formatting: two-space indent, non-ASCII kept."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
