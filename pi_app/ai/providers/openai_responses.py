@@ -1,0 +1,375 @@
+"""OpenAI Responses adapter (``openai-responses``).
+
+Reasoning is requested with encrypted content and ``store: false``, so nothing lives server-side: each
+reasoning item is kept whole (as JSON) in the thinking block's ``thinkingSignature`` and sent back
+verbatim on the next request. Assistant text carries its message id in ``textSignature``
+(``{"v":1,"id":...}``) and tool-call ids are ``call_id|item_id``, so a transcript replays exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pi_app.ai.builder import MessageBuilder
+from pi_app.ai.events import AssistantMessageEvent
+from pi_app.ai.options import StreamOptions
+from pi_app.ai.providers.openai_common import (
+    apply_on_payload,
+    cache_retention,
+    close_client,
+    default_max_tokens,
+    error_text,
+    iterate_stream,
+    make_client,
+    open_stream,
+    reasoning_effort,
+    resolve_api_key,
+    sanitize,
+)
+from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system, system_text
+from pi_app.ai.transform import transform_messages
+from pi_app.ai.types import AssistantMessage, Context, Model, Usage
+
+# Providers whose tool-call ids are Responses ids we may rewrite to what the API accepts.
+OPENAI_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
+JUICE_OFF = "# Juice: 0 !important"  # tells gpt-5 models not to reason when no effort was asked for
+
+
+# ---------------------------------------------------------------- signatures and ids
+
+
+def encode_text_signature(msg_id: str, phase: str | None = None) -> str:
+    payload: dict[str, Any] = {"v": 1, "id": msg_id}
+    if phase:
+        payload["phase"] = phase
+    return json.dumps(payload, separators=(",", ":"))
+
+
+def parse_text_signature(signature: str | None) -> tuple[str, str | None] | None:
+    """(message id, phase) from a v1 JSON signature or a legacy bare-id string."""
+    if not signature:
+        return None
+    if signature.startswith("{"):
+        try:
+            data = json.loads(signature)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and data.get("v") == 1 and isinstance(data.get("id"), str):
+            phase = data.get("phase")
+            return data["id"], phase if phase in ("commentary", "final_answer") else None
+    return signature, None
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _clean_id(part: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in part)
+
+
+def _normalizer(model: Model) -> Any:
+    def normalize(call_id: str, _model: Model, _msg: Any) -> str:
+        if model.provider not in OPENAI_TOOL_CALL_PROVIDERS or "|" not in call_id:
+            return call_id
+        head, item = call_id.split("|", 1)
+        head, item = _clean_id(head), _clean_id(item)
+        if not item.startswith("fc"):
+            item = f"fc_{item}"  # the API requires function-call item ids to start with "fc"
+        # At most 64 characters, no trailing underscores (Codex rejects them).
+        return f"{head[:64].rstrip('_')}|{item[:64].rstrip('_')}"
+
+    return normalize
+
+
+# ---------------------------------------------------------------- request
+
+
+def _input_image(block: Any) -> dict[str, Any]:
+    return {
+        "type": "input_image",
+        "detail": "auto",
+        "image_url": f"data:{block.mimeType};base64,{block.data}",
+    }
+
+
+def _assistant_items(msg: AssistantMessage, model: Model, msg_index: int) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    # Same provider/API but another model: omit fc_ item ids, or the API checks them against reasoning
+    # items it paired them with.
+    other_model = msg.model != model.id and msg.provider == model.provider and msg.api == model.api
+    for block in msg.content:
+        if block.type == "thinking":
+            if block.thinkingSignature:
+                try:
+                    items.append(json.loads(block.thinkingSignature))
+                except ValueError:
+                    pass  # not a Responses reasoning item: nothing we can replay
+        elif block.type == "text":
+            parsed = parse_text_signature(block.textSignature)
+            msg_id = parsed[0] if parsed else f"msg_{msg_index}"
+            if len(msg_id) > 64:
+                msg_id = f"msg_{_short_hash(msg_id)}"
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": sanitize(block.text), "annotations": []}],
+                "status": "completed",
+                "id": msg_id,
+            }
+            if parsed and parsed[1]:
+                item["phase"] = parsed[1]
+            items.append(item)
+        elif block.type == "toolCall":
+            call_id, _, item_id = block.id.partition("|")
+            call: dict[str, Any] = {
+                "type": "function_call",
+                "call_id": call_id,
+                "name": block.name,
+                "arguments": json.dumps(block.arguments),
+            }
+            if item_id and not (other_model and item_id.startswith("fc_")):
+                call["id"] = item_id
+            items.append(call)
+    return items
+
+
+def _tool_output(msg: Any, accepts_images: bool) -> str | list[dict[str, Any]]:
+    text = "\n".join(b.text for b in msg.content if b.type == "text")
+    images = [b for b in msg.content if b.type == "image"]
+    if images and accepts_images:
+        parts: list[dict[str, Any]] = [{"type": "input_text", "text": sanitize(text)}] if text else []
+        parts.extend(_input_image(b) for b in images)
+        return parts
+    return sanitize(text or "(see attached image)")
+
+
+def convert_responses_input(model: Model, system_prompt: str, messages: list[Any]) -> list[dict[str, Any]]:
+    """Responses ``input`` items for an already-transformed transcript."""
+    role = "developer" if model.reasoning else "system"
+    accepts_images = "image" in model.input
+    out: list[dict[str, Any]] = []
+    if system_prompt:
+        out.append({"role": role, "content": sanitize(system_prompt)})
+    msg_index = 0
+    for msg in messages:
+        if msg.role == "system":  # mid-conversation instruction, kept in place
+            out.append({"role": role, "content": sanitize(system_text(msg))})
+        elif msg.role == "user":
+            if isinstance(msg.content, str):
+                parts = [{"type": "input_text", "text": sanitize(msg.content)}]
+            else:
+                parts = [
+                    {"type": "input_text", "text": sanitize(b.text)} if b.type == "text" else _input_image(b)
+                    for b in msg.content
+                    if b.type == "text" or accepts_images
+                ]
+            if not parts:
+                continue
+            out.append({"role": "user", "content": parts})
+        elif msg.role == "assistant":
+            items = _assistant_items(msg, model, msg_index)
+            if not items:
+                continue
+            out.extend(items)
+        elif msg.role == "toolResult":
+            out.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": msg.toolCallId.split("|", 1)[0],
+                    "output": _tool_output(msg, accepts_images),
+                }
+            )
+        msg_index += 1
+    return out
+
+
+def build_responses_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """The request body (pure)."""
+    transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
+    messages = transform_messages(transcript.messages, model, _normalizer(model))
+    items = convert_responses_input(model, transcript.system_prompt, messages)
+    retention = cache_retention(options)
+    params: dict[str, Any] = {"model": model.id, "input": items, "stream": True}
+    if options.session_id and retention != "none":
+        params["prompt_cache_key"] = options.session_id
+    if retention == "long" and "api.openai.com" in (model.baseUrl or ""):
+        params["prompt_cache_retention"] = "24h"
+    params["store"] = False
+    params["max_output_tokens"] = default_max_tokens(model, options)
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if transcript.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.parameters,
+                "strict": False,
+            }
+            for t in transcript.tools
+        ]
+    if model.reasoning:
+        effort = reasoning_effort(model, options.reasoning)
+        if effort:
+            params["reasoning"] = {"effort": effort, "summary": "auto"}
+            params["include"] = ["reasoning.encrypted_content"]
+        elif model.name.startswith("gpt-5"):
+            items.append({"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]})
+    return params
+
+
+# ---------------------------------------------------------------- response
+
+
+_STATUS = {"completed": "stop", "incomplete": "length", "failed": "error", "cancelled": "error"}
+
+
+def parse_responses_usage(raw: Any) -> Usage:
+    """input_tokens includes cached tokens: input is the uncached part."""
+    details = getattr(raw, "input_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", 0) if details is not None else 0) or 0
+    return Usage(
+        input=(getattr(raw, "input_tokens", 0) or 0) - cached,
+        output=getattr(raw, "output_tokens", 0) or 0,
+        cacheRead=cached,
+    )
+
+
+def _dump_item(item: Any) -> dict[str, Any]:
+    # Exactly the fields the server sent, so the item replays unchanged.
+    return item.model_dump(mode="json", exclude_unset=True) if hasattr(item, "model_dump") else dict(item)
+
+
+class _EventReader:
+    """Turns Responses stream events into builder events; output items are tracked by output_index."""
+
+    def __init__(self, builder: MessageBuilder) -> None:
+        self.b = builder
+        self.items: dict[int, int] = {}  # output_index -> content index
+        self.summary_parts: dict[int, int] = {}
+        self.final_args: dict[int, str] = {}
+        self.stop_reason = "stop"
+
+    def handle(self, ev: Any) -> list[AssistantMessageEvent]:
+        t = ev.type
+        b = self.b
+        out: list[AssistantMessageEvent] = []
+        pos = getattr(ev, "output_index", None)
+        idx = self.items.get(pos) if pos is not None else None
+        if t == "response.output_item.added":
+            item = ev.item
+            if item.type == "reasoning":
+                idx, start = b.begin_thinking()
+            elif item.type == "message":
+                idx, start = b.begin_text()
+            elif item.type == "function_call":
+                idx, start = b.begin_tool_call(f"{item.call_id}|{item.id}", item.name, item.arguments or "")
+            else:
+                return out  # web search and other hosted tools: not ours to show
+            self.items[pos] = idx
+            out.append(start)
+        elif idx is None:
+            pass
+        elif t == "response.reasoning_summary_part.added":
+            count = self.summary_parts.get(idx, 0)
+            self.summary_parts[idx] = count + 1
+            if count:  # separate summary parts the way the final text joins them
+                out.append(b.thinking_delta(idx, "\n\n"))
+        elif t == "response.reasoning_summary_text.delta":
+            out.append(b.thinking_delta(idx, ev.delta))
+        elif t in ("response.output_text.delta", "response.refusal.delta"):
+            out.append(b.text_delta(idx, ev.delta))
+        elif t == "response.function_call_arguments.delta":
+            out.append(b.tool_delta(idx, ev.delta))
+        elif t == "response.function_call_arguments.done":
+            self.final_args[idx] = ev.arguments
+        elif t == "response.output_item.done":
+            out.append(self._item_done(idx, ev.item))
+        return out
+
+    def _item_done(self, idx: int, item: Any) -> AssistantMessageEvent:
+        block = self.b.msg.content[idx]
+        if block.type == "thinking":
+            block.thinking = "\n\n".join(s.text for s in (getattr(item, "summary", None) or []))
+            return self.b.end_thinking(idx, signature=json.dumps(_dump_item(item)))
+        if block.type == "text":
+            parts = getattr(item, "content", None) or []
+            block.text = "".join(
+                (p.text if p.type == "output_text" else getattr(p, "refusal", "")) or "" for p in parts
+            )
+            return self.b.end_text(
+                idx, signature=encode_text_signature(item.id, getattr(item, "phase", None))
+            )
+        raw = self.final_args.get(idx) or self.b.tool_json(idx) or getattr(item, "arguments", "") or ""
+        try:
+            args = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            args = None  # let the builder fall back to best-effort parsing of what streamed
+        return self.b.end_tool_call(idx, args if isinstance(args, dict) else None)
+
+    def finish(self, response: Any) -> None:
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            self.b.msg.usage = parse_responses_usage(usage)
+        if getattr(response, "id", None):
+            self.b.msg.responseId = response.id
+        status = getattr(response, "status", None)
+        self.stop_reason = _STATUS.get(status or "", "stop")
+        has_calls = any(block.type == "toolCall" for block in self.b.msg.content)
+        if has_calls and self.stop_reason == "stop":
+            self.stop_reason = "toolUse"
+
+
+def _failure_text(ev: Any) -> str:
+    if ev.type == "error":
+        return f"Error Code {getattr(ev, 'code', None)}: {getattr(ev, 'message', '')}"
+    response = getattr(ev, "response", None)
+    err = getattr(response, "error", None)
+    if err is not None:
+        return f"{getattr(err, 'code', None) or 'unknown'}: {getattr(err, 'message', None) or 'no message'}"
+    details = getattr(response, "incomplete_details", None)
+    if details is not None and getattr(details, "reason", None):
+        return f"incomplete: {details.reason}"
+    return "Unknown error (no error details in response)"
+
+
+async def stream_openai_responses(
+    model: Model, context: Context, options: StreamOptions
+) -> AsyncIterator[AssistantMessageEvent]:
+    b = MessageBuilder(model)
+    yield b.start()
+    client = None
+    try:
+        params = build_responses_params(model, context, options)
+        params = await apply_on_payload(options, params, model)
+        client = make_client(model, options, resolve_api_key(model, options))
+        sdk_stream = await open_stream(client.responses.create, params, options)
+        reader = _EventReader(b)
+        async for ev in iterate_stream(sdk_stream, options):
+            etype = getattr(ev, "type", None)
+            if etype in ("error", "response.failed"):
+                raise RuntimeError(_failure_text(ev))
+            if etype in ("response.completed", "response.incomplete"):
+                reader.finish(ev.response)
+                continue
+            for out in reader.handle(ev):
+                yield out
+        for out in b.close_open_blocks():
+            yield out
+        if options.signal is not None and options.signal.aborted:
+            yield b.error("Request was aborted", aborted=True)
+        elif reader.stop_reason == "error":
+            yield b.error("An unknown error occurred")
+        else:
+            yield b.done(reader.stop_reason)
+    except Exception as exc:  # noqa: BLE001 - contract: failures become an error event
+        b.close_open_blocks()
+        aborted = options.signal is not None and options.signal.aborted
+        yield b.error("Request was aborted" if aborted else error_text(exc, options), aborted=aborted)
+    finally:
+        await close_client(client)
