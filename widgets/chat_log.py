@@ -206,7 +206,11 @@ class ChatLog(VerticalScroll, can_focus=True):
         if not (event.ctrl or event.shift):
             event.stop()
             event.prevent_default()
-            self.scroll_to(y=self.scroll_target_y + self.wheel_lines, animate=False, immediate=True)
+            target = self.scroll_target_y + self.wheel_lines
+            if target >= self.max_scroll_y:
+                self.scroll_to_latest()  # reaching the bottom re-attaches
+            else:
+                self.scroll_to(y=target, animate=False, immediate=True)
             return
         super()._on_mouse_scroll_down(event)
 

@@ -66,7 +66,7 @@ class PromptEditor(TextArea):
         **kwargs: Any,
     ) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
-        self.history = history or History()
+        self.prompt_history = history or History()
         self.completion = completion
         self.menu = menu
         self.pastes = PasteStore()
@@ -102,7 +102,7 @@ class PromptEditor(TextArea):
         text = self.pastes.expand(self.text)
         if not text.strip():
             return None
-        self.history.add(text)
+        self.prompt_history.add(text)
         self.pastes.clear()
         self.clear()
         return text
@@ -129,8 +129,8 @@ class PromptEditor(TextArea):
             self.menu.move(-1)
             return
         first_row = self.cursor_location[0] == 0
-        if not select and (not self.text or (self.history.browsing and first_row)):
-            entry = self.history.previous(self.text)
+        if not select and (not self.text or (self.prompt_history.browsing and first_row)):
+            entry = self.prompt_history.previous(self.text)
             if entry is not None:
                 self._load(entry)
             return
@@ -141,8 +141,8 @@ class PromptEditor(TextArea):
             self.menu.move(1)
             return
         last_row = self.cursor_location[0] == self.document.line_count - 1
-        if not select and self.history.browsing and last_row:
-            entry = self.history.next()
+        if not select and self.prompt_history.browsing and last_row:
+            entry = self.prompt_history.next()
             if entry is not None:
                 self._load(entry)
             return
@@ -161,8 +161,7 @@ class PromptEditor(TextArea):
             event.stop()
             event.prevent_default()
             self.insert(self.pastes.add(text))
-            return
-        await super()._on_paste(event)
+        # Small pastes fall through to TextArea's own handler (Textual calls it after this one).
 
     # ------------------------------------------------------------------ completion
     def _line_before_cursor(self) -> tuple[str, bool]:
