@@ -1,0 +1,45 @@
+"""Options the session layer passes to the tool factory (settings are wired in later, not read here)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from pi_app.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, GREP_MAX_LINE_LENGTH
+
+
+@dataclass(frozen=True)
+class OutputLimits:
+    max_lines: int = DEFAULT_MAX_LINES
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+@dataclass
+class ToolOptions:
+    #: Default limits for every tool; ``tool_limits`` overrides them per tool name ("read", "bash", ...).
+    limits: OutputLimits = field(default_factory=OutputLimits)
+    tool_limits: dict[str, OutputLimits] = field(default_factory=dict)
+    grep_max_line_length: int = GREP_MAX_LINE_LENGTH
+    #: Seconds; used when the model gives no ``timeout``. None = no timeout.
+    bash_timeout: float | None = None
+    #: Prepended to every command with a newline (pi's ``shellCommandPrefix``).
+    shell_command_prefix: str | None = None
+    #: pi's ``shellPath`` setting; None = /bin/bash, then bash on PATH, then sh.
+    shell_path: str | None = None
+    #: pi's ``images.autoResize``. No image library is bundled, so images are always sent as they are.
+    auto_resize_images: bool = True
+    #: Prepended to PATH for bash (pi puts ``~/.pi/agent/bin`` there). None = derive from the environment.
+    bin_dir: str | None = None
+    #: Path to ``rg``; None = look next to the interpreter, then on PATH. "" = never use rg (pure Python).
+    rg_path: str | None = None
+
+    def limits_for(self, tool: str) -> OutputLimits:
+        return self.tool_limits.get(tool, self.limits)
+
+    def resolved_bin_dir(self) -> str:
+        if self.bin_dir is not None:
+            return self.bin_dir
+        agent_dir = os.environ.get("PI_CODING_AGENT_DIR") or os.path.join(
+            os.path.expanduser("~"), ".pi", "agent"
+        )
+        return os.path.join(os.path.expanduser(agent_dir), "bin")
