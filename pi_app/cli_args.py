@@ -1,0 +1,394 @@
+"""pi's command line: ``parse_args(argv) -> CliArgs``, ``HELP_TEXT`` and ``@file`` processing.
+
+Pure and import-light on purpose: ``pi --version`` / ``pi --help`` must start fast, so nothing here
+imports pydantic, Textual or an SDK at module level (``ImageContent`` is imported inside
+:func:`process_file_args`). Errors are :class:`CliError`; the caller prints the message as one line to
+stderr and exits non-zero.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import ImageContent
+
+MODES: tuple[str, ...] = ("text", "json", "rpc")
+# Same order as pi_app.ai.types.THINKING_LEVELS (not imported: that module pulls in pydantic).
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+BUILTIN_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
+
+
+HELP_TEXT = """pi - a coding agent for the terminal, with read, bash, edit and write tools
+
+Usage:
+  pi [options] [@files...] [messages...]
+
+Options:
+  --provider <name>              Provider to use
+  --model <pattern>              Model id or pattern; "provider/id" and a ":<thinking>" suffix work too
+  --api-key <key>                API key for this run (otherwise taken from the environment / auth.json)
+  --system-prompt <text>         Replace the system prompt (text or a file path)
+  --append-system-prompt <text>  Add text or a file's contents to the system prompt (repeatable)
+  --mode <mode>                  Output mode: text (default), json or rpc
+  --print, -p                    Run the given prompt(s) without the UI, print the answer and exit
+  --continue, -c                 Continue the most recent session in this directory
+  --resume, -r                   Pick a previous session to resume
+  --session <path|id>            Use this session file (or a session id / id prefix)
+  --session-dir <dir>            Where sessions are stored and looked up
+  --no-session                   Do not save anything (in-memory session)
+  --fork <path|id>               Start a new session forked from an existing one
+  --name, -n <name>              Name the session
+  --models <patterns>            Comma-separated models to cycle with Ctrl+P (globs and fuzzy
+                                 matches, e.g. "anthropic/*,*sonnet*,haiku:low")
+  --tools <names>                Comma-separated built-in tools to enable (default: read,bash,edit,write)
+                                 Choices: read, bash, edit, write, grep, find, ls
+  --no-tools                     Enable no built-in tools at all
+  --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh
+  --extension, -e <path>         Load an extension (repeatable)
+  --no-extensions, -ne           Skip extension discovery (explicit -e paths still load)
+  --skill <path>                 Load a skill file or directory (repeatable)
+  --no-skills, -ns               Skip skill discovery and loading
+  --prompt-template <path>       Load a prompt template file or directory (repeatable)
+  --no-prompt-templates, -np     Skip prompt template discovery and loading
+  --theme <path>                 Load a theme file or directory (repeatable)
+  --no-themes                    Skip theme discovery and loading
+  --export <in.jsonl> [out]      Write a session file out as HTML (or copy it to a .jsonl path) and exit
+  --list-models [search]         Print the available models (optionally fuzzy-filtered) and exit
+  --verbose                      Show full startup output even if quietStartup is set
+  --offline                      No network access at startup (same as PI_OFFLINE=1)
+  --help, -h                     Print this help and exit
+  --version, -v                  Print the version and exit
+
+Arguments:
+  @file                          Attach a file: text is added to the first message, images are attached
+  message                        Prompts to send, one after another
+
+Examples:
+  pi                                          Start the interactive UI
+  pi "Explain what src/main.py does"          Start with a first prompt
+  pi @notes.md @screenshot.png "What's wrong?" Include files with the prompt
+  pi -p "Summarise the README"                Answer once and exit
+  pi -c "Where were we?"                      Carry on with the last session
+  pi --model openai/gpt-4o-mini "Refactor this"
+  pi --model sonnet:high "A hard problem"     Model with a thinking level
+  pi --tools read,grep,find,ls -p "Review src/"   Read-only run
+  pi --export session.jsonl out.html          Export a session to HTML
+
+Environment:
+  PI_CODING_AGENT_DIR            Config and session directory (default: ~/.pi/agent)
+  PI_OFFLINE                     Set to 1/true/yes to skip startup network access
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, XAI_API_KEY, OPENROUTER_API_KEY,
+  MISTRAL_API_KEY, CEREBRAS_API_KEY, ...      Provider API keys
+"""
+
+
+class CliError(Exception):
+    """Bad command line; ``str(err)`` is the one line to print."""
+
+
+@dataclass
+class CliArgs:
+    help: bool = False
+    version: bool = False
+    mode: Literal["text", "json", "rpc"] | None = None
+    print: bool = False
+    continue_session: bool = False  # -c/--continue
+    resume: bool = False
+    session: str | None = None  # path or (partial) session id
+    session_dir: str | None = None
+    no_session: bool = False
+    fork: str | None = None  # session path or id to fork from
+    name: str | None = None  # session display name
+    provider: str | None = None
+    model: str | None = None  # raw pattern; see split_model_pattern
+    api_key: str | None = None
+    thinking: str | None = None
+    models: list[str] | None = None  # --models, split on commas
+    tools: list[str] | None = None  # --tools, known built-ins only (unknown names become warnings)
+    no_tools: bool = False
+    system_prompt: str | None = None
+    append_system_prompt: list[str] = field(default_factory=list)  # repeatable, in order
+    extensions: list[str] = field(default_factory=list)
+    no_extensions: bool = False
+    skills: list[str] = field(default_factory=list)
+    no_skills: bool = False
+    prompt_templates: list[str] = field(default_factory=list)
+    no_prompt_templates: bool = False
+    themes: list[str] = field(default_factory=list)  # --theme, repeatable
+    no_themes: bool = False
+    export: str | None = None  # input session file
+    export_out: str | None = None  # optional output path after it
+    list_models: bool = False
+    list_models_search: str | None = None
+    verbose: bool = False
+    offline: bool = False
+    messages: list[str] = field(default_factory=list)
+    file_args: list[str] = field(default_factory=list)  # @file arguments without the "@"
+    # flags registered by extensions: name (without "--") -> True or the string value
+    extension_flags: dict[str, bool | str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # non-fatal problems for stderr
+
+
+# option -> CliArgs attribute; the value kind decides how it is stored
+_BOOL_FLAGS: dict[str, str] = {
+    "--help": "help",
+    "-h": "help",
+    "--version": "version",
+    "-v": "version",
+    "--print": "print",
+    "-p": "print",
+    "--continue": "continue_session",
+    "-c": "continue_session",
+    "--resume": "resume",
+    "-r": "resume",
+    "--no-session": "no_session",
+    "--no-tools": "no_tools",
+    "--no-extensions": "no_extensions",
+    "-ne": "no_extensions",
+    "--no-skills": "no_skills",
+    "-ns": "no_skills",
+    "--no-prompt-templates": "no_prompt_templates",
+    "-np": "no_prompt_templates",
+    "--no-themes": "no_themes",
+    "--verbose": "verbose",
+    "--offline": "offline",
+}
+_STRING_OPTS: dict[str, str] = {
+    "--provider": "provider",
+    "--model": "model",
+    "--api-key": "api_key",
+    "--system-prompt": "system_prompt",
+    "--session": "session",
+    "--session-dir": "session_dir",
+    "--name": "name",
+    "-n": "name",
+    "--fork": "fork",
+}
+_LIST_OPTS: dict[str, str] = {
+    "--append-system-prompt": "append_system_prompt",
+    "--extension": "extensions",
+    "-e": "extensions",
+    "--skill": "skills",
+    "--prompt-template": "prompt_templates",
+    "--theme": "themes",
+}
+_SPECIAL = {"--mode", "--thinking", "--models", "--tools", "--export", "--list-models"}
+
+
+def _split_commas(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _is_optional_value(arg: str) -> bool:
+    """Whether ``arg`` can be the optional value of --list-models / --export (not a flag or @file)."""
+    return not arg.startswith("-") and not arg.startswith("@")
+
+
+def parse_args(
+    argv: list[str], extension_flags: Mapping[str, Literal["boolean", "string"]] | None = None
+) -> CliArgs:
+    """Parse pi's command line (without the program name).
+
+    ``extension_flags`` maps extension-registered flag names (without ``--``) to their kind; any other
+    unknown option raises ``CliError("Unknown option: --foo")``.
+    """
+    out = CliArgs()
+    ext = dict(extension_flags or {})
+    i = 0
+    n = len(argv)
+
+    def take_value(flag: str, inline: str | None) -> str:
+        nonlocal i
+        if inline is not None:
+            return inline
+        if i + 1 >= n:
+            raise CliError(f"Option {flag} requires a value")
+        i += 1
+        return argv[i]
+
+    only_positional = False
+    while i < n:
+        arg = argv[i]
+        if only_positional or not arg.startswith("-") or arg == "-":
+            if arg.startswith("@") and not only_positional:
+                out.file_args.append(arg[1:])
+            elif arg == "-" and not only_positional:
+                raise CliError("Unknown option: -")
+            else:
+                out.messages.append(arg)
+            i += 1
+            continue
+        if arg == "--":
+            only_positional = True
+            i += 1
+            continue
+
+        flag, inline = arg, None
+        if arg.startswith("--") and "=" in arg:  # also accept --opt=value
+            flag, inline = arg.split("=", 1)
+
+        if flag in _BOOL_FLAGS:
+            if inline is not None:
+                raise CliError(f"Option {flag} does not take a value")
+            setattr(out, _BOOL_FLAGS[flag], True)
+        elif flag in _STRING_OPTS:
+            setattr(out, _STRING_OPTS[flag], take_value(flag, inline))
+        elif flag in _LIST_OPTS:
+            getattr(out, _LIST_OPTS[flag]).append(take_value(flag, inline))
+        elif flag in _SPECIAL:
+            _parse_special(out, flag, inline, take_value)
+            # optional trailing value: --export <in> [out], --list-models [search]
+            if flag == "--export" or (flag == "--list-models" and inline is None):
+                if i + 1 < n and _is_optional_value(argv[i + 1]):
+                    i += 1
+                    if flag == "--export":
+                        out.export_out = argv[i]
+                    else:
+                        out.list_models_search = argv[i]
+        elif flag.startswith("--") and flag[2:] in ext:
+            name = flag[2:]
+            if ext[name] == "boolean":
+                out.extension_flags[name] = True
+            else:
+                out.extension_flags[name] = take_value(flag, inline)
+        else:
+            raise CliError(f"Unknown option: {flag}")
+        i += 1
+    return out
+
+
+def _parse_special(
+    out: CliArgs, flag: str, inline: str | None, take_value: Callable[[str, str | None], str]
+) -> None:
+    if flag == "--mode":
+        mode = take_value(flag, inline)
+        if mode not in MODES:
+            raise CliError(f'Invalid mode "{mode}". Valid values: {", ".join(MODES)}')
+        out.mode = mode  # type: ignore[assignment]
+    elif flag == "--thinking":
+        level = take_value(flag, inline)
+        if level not in THINKING_LEVELS:
+            raise CliError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
+        out.thinking = level
+    elif flag == "--models":
+        out.models = _split_commas(take_value(flag, inline))
+    elif flag == "--tools":
+        names = _split_commas(take_value(flag, inline))
+        valid = []
+        for name in names:
+            if name in BUILTIN_TOOLS:
+                valid.append(name)
+            else:
+                out.warnings.append(
+                    f'Warning: Unknown tool "{name}". Valid tools: {", ".join(BUILTIN_TOOLS)}'
+                )
+        out.tools = valid
+    elif flag == "--export":
+        out.export = take_value(flag, inline)
+    elif flag == "--list-models":
+        out.list_models = True
+        if inline is not None:
+            out.list_models_search = inline
+
+
+def split_model_pattern(pattern: str) -> tuple[str | None, str, str | None]:
+    """Split ``--model`` into (provider hint, model pattern, thinking level).
+
+    ``anthropic/claude-sonnet-4:high`` -> ("anthropic", "claude-sonnet-4", "high"). The suffix counts as a
+    thinking level only when it is one; the provider hint is the text before the first "/" and the caller
+    decides whether it names a known provider (model ids such as ``openai/gpt-4o`` on OpenRouter contain
+    slashes too).
+    """
+    thinking: str | None = None
+    head, sep, tail = pattern.rpartition(":")
+    if sep and tail in THINKING_LEVELS and head:
+        pattern, thinking = head, tail
+    provider: str | None = None
+    if "/" in pattern:
+        first, rest = pattern.split("/", 1)
+        if first and rest:
+            provider = first
+    model_id = pattern[len(provider) + 1 :] if provider else pattern
+    return provider, model_id, thinking
+
+
+# ---------------------------------------------------------------------------------------------- @file
+
+_UNICODE_SPACES = dict.fromkeys([0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], " ")
+_IMAGE_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def sniff_image_mime(head: bytes) -> str | None:
+    """png/jpeg/gif/webp from the first bytes, else None (the extension does not matter)."""
+    for magic, mime in _IMAGE_MAGIC:
+        if head.startswith(magic):
+            return mime
+    if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def resolve_file_arg(file_arg: str, cwd: str) -> str:
+    """Absolute path for an ``@file`` argument: ``~`` expansion, odd Unicode spaces, macOS screenshot names."""
+    path = file_arg[1:] if file_arg.startswith("@") else file_arg
+    path = path.translate(_UNICODE_SPACES)
+    if path == "~" or path.startswith("~/"):
+        path = os.path.expanduser("~") + path[1:]
+    resolved = os.path.abspath(os.path.join(cwd, path))
+    if os.path.exists(resolved):
+        return resolved
+    am_pm = resolved.replace(" AM.", "\u202fAM.").replace(" PM.", "\u202fPM.")
+    nfd = unicodedata.normalize("NFD", resolved)
+    for variant in (am_pm, nfd, resolved.replace("'", "\u2019"), nfd.replace("'", "\u2019")):
+        if variant != resolved and os.path.exists(variant):
+            return variant
+    return resolved
+
+
+def process_file_args(file_args: list[str], cwd: str) -> tuple[str, list[ImageContent]]:
+    """Turn ``@file`` arguments into (text prefix for the first message, image attachments).
+
+    Text files are inlined as ``<file name="ABS">\\ncontent\\n</file>\\n``; images (detected by their magic
+    bytes) are attached as base64 with an empty ``<file name="ABS"></file>\\n`` reference; empty files are
+    skipped. A missing or unreadable file raises CliError naming it. Images are not resized (pi shrinks
+    them to 2000x2000; that needs an image library this port does not ship).
+    """
+    from pi_app.ai.types import ImageContent  # deferred: pydantic import is slow for --version
+
+    text = ""
+    images: list[ImageContent] = []
+    for arg in file_args:
+        path = resolve_file_arg(arg, cwd)
+        if not os.path.exists(path):
+            raise CliError(f"File not found: {path}")
+        try:
+            if os.path.isdir(path):
+                raise IsADirectoryError(21, "is a directory")
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise CliError(f"Could not read file {path}: {exc.strerror or exc}") from exc
+        if not data:
+            continue
+        mime = sniff_image_mime(data[:16])
+        if mime:
+            images.append(ImageContent(data=base64.b64encode(data).decode("ascii"), mimeType=mime))
+            text += f'<file name="{path}"></file>\n'
+            continue
+        try:
+            content = data.decode("utf-8")
+        except UnicodeDecodeError:
+            content = data.decode("utf-8", errors="replace")
+        text += f'<file name="{path}">\n{content}\n</file>\n'
+    return text, images
