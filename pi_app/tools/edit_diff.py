@@ -197,7 +197,7 @@ def closest_match_hint(content: str, old_text: str) -> str:
         candidates = [s for _, s in scores[:25]]
     elif len(norm_lines) <= _FULL_SCAN_LINES:
         first = next((w for w in want if w), "")
-        matcher = difflib.SequenceMatcher(None, first, autojunk=False)
+        matcher = difflib.SequenceMatcher(None, "", first, autojunk=False)
         ranked = []
         for s, line in enumerate(norm_lines[: len(norm_lines) - k + 1]):
             matcher.set_seq1(line)
