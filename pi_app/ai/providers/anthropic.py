@@ -9,6 +9,7 @@ final error event.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -30,6 +31,7 @@ from pi_app.ai.providers.http_common import (
     describe_transport_error,
     format_http_error,
     make_timeout,
+    malformed_data_message,
     next_item,
     resolve_api_key,
 )
@@ -170,8 +172,8 @@ def _error_text(exc: BaseException, options: StreamOptions) -> str:
         cause = exc.__cause__
         detail = describe_transport_error(cause, options.idle_timeout_s) if cause is not None else None
         return detail or f"Connection error: {exc}"
-    if isinstance(exc, ValueError) and not isinstance(exc, ProviderError):
-        return f"Malformed stream data: {exc}"
+    if isinstance(exc, json.JSONDecodeError):  # the SDK's SSE decoder met a data line that is not JSON
+        return malformed_data_message(exc.doc)
     return describe_transport_error(exc, options.idle_timeout_s) or str(exc) or type(exc).__name__
 
 

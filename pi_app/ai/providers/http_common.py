@@ -156,8 +156,12 @@ class SseEvent:
         try:
             return json.loads(self.data)
         except ValueError as exc:
-            snippet = self.data if len(self.data) <= 200 else self.data[:200] + "…"
-            raise MalformedStreamError(f"Malformed stream data (invalid JSON): {snippet!r}") from exc
+            raise MalformedStreamError(malformed_data_message(self.data)) from exc
+
+
+def malformed_data_message(data: str) -> str:
+    snippet = data if len(data) <= 200 else data[:200] + "…"
+    return f"Malformed stream data (invalid JSON): {snippet!r}"
 
 
 class SseDecoder:
