@@ -221,3 +221,32 @@ async def test_missing_api_key_is_an_error_event(loopback):
     assert types(events) == ["start", "error"]
     assert msg.errorMessage == "No API key for provider: custom"
     assert loopback.requests == []
+
+
+async def test_openrouter_raw_metadata_is_appended(loopback):
+    loopback.add(api_error(400, "Provider returned error", metadata={"raw": "upstream: prompt is too long"}))
+    _, msg = await run(make_model(loopback.url))
+    assert msg.errorMessage == "400 Provider returned error\nupstream: prompt is too long"
+    assert is_context_overflow(msg)
+
+
+async def test_encrypted_reasoning_details_attach_to_tool_call_and_replay(loopback):
+    detail = {"type": "reasoning.encrypted", "id": "call_1", "data": "ENC"}
+    loopback.add(
+        chat_stream(
+            chat_chunk(tool_delta(0, id="call_1", name="t", args="{}")),
+            chat_chunk({"reasoning_details": [detail]}),
+            chat_chunk({}, "tool_calls"),
+        ),
+        chat_text_stream("ok"),
+    )
+    from pi_app.ai.types import Context, TextContent, ToolResultMessage, UserMessage
+
+    model = make_model(loopback.url)
+    _, msg = await run(model)
+    call = msg.content[0]
+    assert call.thoughtSignature is not None and '"ENC"' in call.thoughtSignature
+    result = ToolResultMessage(toolCallId="call_1", toolName="t", content=[TextContent(text="r")])
+    await run(model, Context(messages=[UserMessage(content="hi"), msg, result]))
+    sent = loopback.requests[1].json["messages"][1]
+    assert sent["reasoning_details"] == [detail]
