@@ -23,10 +23,17 @@ from pi_app.agent.events import (
 )
 from pi_app.agent.tool_exec import execute_tool_calls
 from pi_app.agent.toolset import ToolSetLedger
-from pi_app.agent.types import AgentContext, AgentLoopConfig, TurnContext, call_hook, hook_field
+from pi_app.agent.types import (
+    AgentContext,
+    AgentLoopConfig,
+    TurnContext,
+    call_hook,
+    default_convert_to_llm,
+    hook_field,
+)
 from pi_app.ai.abort import AbortSignal
 from pi_app.ai.options import StreamOptions
-from pi_app.ai.types import AssistantMessage, Context
+from pi_app.ai.types import LLM_ROLES, AssistantMessage, Context
 
 Emit = Callable[[Any], Awaitable[None]]
 StreamFnT = Callable[..., Any]
@@ -51,7 +58,7 @@ def _default_stream_fn() -> StreamFnT:
 
 
 class _Run:
-    __slots__ = ("ctx", "config", "emit", "signal", "stream_fn", "ledger", "new_messages")
+    __slots__ = ("ctx", "config", "emit", "signal", "stream_fn", "ledger", "new_messages", "_conv")
 
     def __init__(
         self,
@@ -69,6 +76,21 @@ class _Run:
         self.stream_fn = stream_fn or _default_stream_fn()
         self.ledger = ToolSetLedger()
         self.new_messages: list[Any] = []
+        self._conv: tuple[list[Any], int, Any, list[Any]] | None = None
+
+    def default_convert(self, messages: list[Any]) -> list[Any]:
+        """default_convert_to_llm, incrementally: the loop only appends, so filter just the new tail."""
+        conv = self._conv
+        if conv is None or conv[0] is not messages or len(messages) < conv[1]:
+            conv = (messages, 0, None, [])
+        elif conv[1] and messages[conv[1] - 1] is not conv[2]:
+            conv = (messages, 0, None, [])
+        out = conv[3]
+        seen = conv[1]
+        if len(messages) > seen:
+            out.extend(m for m in messages[seen:] if getattr(m, "role", None) in LLM_ROLES)
+        self._conv = (messages, len(messages), messages[-1] if messages else None, out)
+        return list(out)
 
     async def inject(self, messages: list[Any]) -> None:
         emit = self.emit
@@ -155,7 +177,10 @@ class _Run:
         messages = ctx.messages
         if config.transform_context is not None:
             messages = await call_hook(config.transform_context, messages, signal)
-        llm_messages = await call_hook(config.convert_to_llm, messages)
+        if config.convert_to_llm is default_convert_to_llm:
+            llm_messages = self.default_convert(messages)
+        else:
+            llm_messages = await call_hook(config.convert_to_llm, messages)
         tools = [decl for decl, _ in self.ledger.declarations(ctx.tools)] if ctx.tools else None
         if llm_messages is ctx.messages or not isinstance(llm_messages, list):
             llm_messages = list(llm_messages)  # the request must not see later appends
