@@ -7,9 +7,10 @@ queued, then ``agent_end``. Every event is awaited through ``emit`` before the l
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from pi_app.agent.events import (
@@ -271,3 +272,57 @@ async def run_agent_loop_continue(
     await run.emit(TurnStartEvent())
     await run.loop()
     return run.new_messages
+
+
+class AgentEventStream:
+    """Async iterator over one run's events; ``await stream.result()`` gives the run's new messages.
+
+    pi's ``agentLoop``/``agentLoopContinue`` shape, for callers that prefer pulling events to a callback.
+    """
+
+    def __init__(self, start: Callable[[Emit], Awaitable[list[Any]]]) -> None:
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._done = object()
+        self._task = asyncio.ensure_future(self._drive(start))
+
+    async def _drive(self, start: Callable[[Emit], Awaitable[list[Any]]]) -> list[Any]:
+        async def emit(event: Any) -> None:
+            self._queue.put_nowait(event)
+
+        try:
+            return await start(emit)
+        finally:
+            self._queue.put_nowait(self._done)
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[Any]:
+        while True:
+            event = await self._queue.get()
+            if event is self._done:
+                return
+            yield event
+
+    async def result(self) -> list[Any]:
+        return await self._task
+
+
+def agent_loop(
+    prompts: list[Any],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    signal: AbortSignal | None = None,
+    stream_fn: StreamFnT | None = None,
+) -> AgentEventStream:
+    return AgentEventStream(lambda emit: run_agent_loop(prompts, context, config, emit, signal, stream_fn))
+
+
+def agent_loop_continue(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    signal: AbortSignal | None = None,
+    stream_fn: StreamFnT | None = None,
+) -> AgentEventStream:
+    check_can_continue(context.messages)  # raise at the call, before any event
+    return AgentEventStream(lambda emit: run_agent_loop_continue(context, config, emit, signal, stream_fn))

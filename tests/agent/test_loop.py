@@ -526,3 +526,36 @@ async def test_caller_context_is_not_mutated(faux):
     ctx = context(echo_tool(), messages=[user("old")])
     await run_agent_loop([user("new")], ctx, config(), Recorder())
     assert [m.content for m in ctx.messages] == ["old"]
+
+
+async def test_sequential_abort_skips_remaining_calls(faux):
+    controller = AbortController()
+    ran: list[str] = []
+
+    async def first(call_id, params, signal, on_update):
+        ran.append(call_id)
+        controller.abort()
+        return AgentToolResult.text("first done")
+
+    faux.enqueue(faux_tools(("first", {}), ("first", {})), faux_text("unused"))
+    rec = Recorder()
+    ctx = context(FunctionTool("first", "f", OBJ, first))
+    out = await run_agent_loop([user("go")], ctx, config(tool_execution="sequential"), rec, controller.signal)
+    assert ran == ["faux_call_1"]
+    results = [m for m in out if m.role == "toolResult"]
+    assert [texts(r) for r in results] == ["first done", "Operation aborted"]
+    assert [r.isError for r in results] == [False, True]
+    assert out[-1].stopReason == "aborted"
+
+
+async def test_agent_loop_event_stream(faux):
+    from pi_app.agent.loop import agent_loop, agent_loop_continue
+
+    faux.enqueue(faux_tool("echo", {}), faux_text("done"))
+    stream = agent_loop([user("go")], context(echo_tool()), config())
+    kinds = [e.type async for e in stream]
+    assert kinds[0] == "agent_start" and kinds[-1] == "agent_end"
+    out = await stream.result()
+    assert [m.role for m in out] == ["system", "user", "assistant", "toolResult", "assistant"]
+    with pytest.raises(ValueError, match="Cannot continue: no messages in context"):
+        agent_loop_continue(context(), config())
