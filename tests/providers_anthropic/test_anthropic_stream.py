@@ -371,3 +371,17 @@ async def test_unknown_event_and_block_types_are_ignored(loopback):
     loopback.add(Scripted(chunks=sse(*events)))
     _, msg = await _run(_model(loopback.url), _ctx())
     assert msg.stopReason == "stop" and [c.type for c in msg.content] == ["text"]
+
+
+async def test_retry_after_header_is_reported(loopback):
+    loopback.add(anthropic_error(429, "slow down", "rate_limit_error", **{"retry-after": "30"}))
+    _, msg = await _run(_model(loopback.url), _ctx())
+    assert msg.errorMessage == "429 rate_limit_error: slow down (retry-after: 30)"
+
+
+async def test_non_json_error_body(loopback):
+    loopback.add(
+        Scripted(status=502, headers={"content-type": "text/html"}, chunks=[b"<html>Bad gateway</html>"])
+    )
+    _, msg = await _run(_model(loopback.url), _ctx())
+    assert msg.errorMessage == "502 <html>Bad gateway</html>"

@@ -166,9 +166,7 @@ def _error_text(exc: BaseException, options: StreamOptions) -> str:
             # An ``event: error`` inside a 200 stream (e.g. overloaded_error): no meaningful status.
             return format_http_error(200, exc.body).removeprefix("200 ")
         return format_http_error(exc.status_code, exc.body, retry_after)
-    if isinstance(exc, anthropic.APITimeoutError):
-        return f"Connection error: request timed out ({exc})"
-    if isinstance(exc, anthropic.APIConnectionError):
+    if isinstance(exc, anthropic.APIConnectionError):  # includes APITimeoutError; the cause says more
         cause = exc.__cause__
         detail = describe_transport_error(cause, options.idle_timeout_s) if cause is not None else None
         return detail or f"Connection error: {exc}"
