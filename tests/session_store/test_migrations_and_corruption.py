@@ -121,3 +121,34 @@ def test_unknown_types_and_fields_survive(tmp_path):
     clone = mgr.create_branched_session(mgr.get_leaf_id())
     text = open(clone).read()
     assert future in text and '"sparkle":1' in text and '"future":true' in text
+
+
+def test_damaged_middle_line_found_lazily(tmp_path):
+    """A line whose prefix reads fine but whose body is broken is reported when first needed."""
+    path = tmp_path / "s.jsonl"
+    lines = _session_text().splitlines()
+    lines[8] = lines[8].replace('"content":[', '"content":[[[') + "}"  # user "Thanks!" body now invalid
+    path.write_text("\n".join(lines) + "\n")
+    mgr = SessionManager.open(path)
+    assert mgr.warnings == [] and mgr.get_leaf_id() == "40d9e6aa"  # tree intact
+    ctx = mgr.build_session_context()
+    assert [m["role"] for m in ctx.raw_messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "assistant",
+    ]
+    assert len(mgr.warnings) == 1 and f"{path}:9: skipped malformed line" in mgr.warnings[0]
+    mgr.append_message(UserMessage(content="more"))
+    assert path.read_text().splitlines()[8] == lines[8]  # kept verbatim, never rewritten
+
+
+def test_invalid_utf8_survives_clone(tmp_path):
+    path = tmp_path / "s.jsonl"
+    raw = _session_text().encode() + b"\n"
+    bad = raw.replace(b"Thanks!", b"Thanks\xff!")
+    path.write_bytes(bad)
+    mgr = SessionManager.open(path, tmp_path)
+    clone = mgr.create_branched_session(mgr.get_leaf_id())
+    assert b"Thanks\xff!" in open(clone, "rb").read()

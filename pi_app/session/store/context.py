@@ -8,8 +8,10 @@ from functools import cached_property
 from typing import Any
 
 from ..messages import AgentMessage, iso_to_ms, parse_agent_message
+from .record import EntryRecord, bulk
 
-Entry = dict[str, Any]
+# An entry dict or an EntryRecord (which answers get()/[] like the dict it stands for).
+Entry = Any
 
 
 class _Unset:
@@ -39,7 +41,8 @@ class SessionContext:
     @cached_property
     def messages(self) -> list[AgentMessage]:
         """Typed messages, validated on first access (a 50k-entry rebuild stays cheap until then)."""
-        return [parse_agent_message(m) for m in self.raw_messages]
+        with bulk():
+            return [parse_agent_message(m) for m in self.raw_messages]
 
 
 def index_entries(entries: Sequence[Entry]) -> dict[str, Entry]:
@@ -51,14 +54,18 @@ def path_to_root(by_id: Mapping[str, Entry], leaf_id: str | None) -> list[Entry]
     path: list[Entry] = []
     seen: set[str] = set()
     current = by_id.get(leaf_id) if leaf_id is not None else None
+    get = by_id.get
     while current is not None:
-        cid = current["id"]
+        # Attribute access for records: this loop runs once per entry of a possibly 50k-deep path.
+        if type(current) is EntryRecord:
+            cid, parent = current.id, current.parent_id
+        else:
+            cid, parent = current["id"], current.get("parentId")
         if cid in seen:
             break
         seen.add(cid)
         path.append(current)
-        parent = current.get("parentId")
-        current = by_id.get(parent) if parent is not None else None
+        current = get(parent) if parent is not None else None
     path.reverse()
     return path
 
@@ -109,21 +116,25 @@ def build_session_context(
         leaf = entries[-1]
     path = path_to_root(by_id, leaf["id"])
 
-    thinking = "off"
+    # Scan from the leaf up: the nearest setting wins, and only the entries looked at get parsed.
+    thinking: str | None = None
     model: ModelRef | None = None
     compaction_at = -1
-    for i, entry in enumerate(path):
-        kind = entry.get("type")
-        if kind == "message":
+    for i in range(len(path) - 1, -1, -1):
+        entry = path[i]
+        kind = entry.type if type(entry) is EntryRecord else entry.get("type")
+        if kind == "message" and model is None:
             msg = entry.get("message")
             if isinstance(msg, dict) and msg.get("role") == "assistant":
                 model = ModelRef(str(msg.get("provider", "")), str(msg.get("model", "")))
-        elif kind == "thinking_level_change":
+        elif kind == "thinking_level_change" and thinking is None:
             thinking = str(entry.get("thinkingLevel", "off"))
-        elif kind == "model_change":
+        elif kind == "model_change" and model is None:
             model = ModelRef(str(entry.get("provider", "")), str(entry.get("modelId", "")))
-        elif kind == "compaction":
+        elif kind == "compaction" and compaction_at < 0:
             compaction_at = i
+        if model is not None and thinking is not None and compaction_at >= 0:
+            break
 
     messages: list[dict[str, Any]] = []
     ids: list[str] = []
@@ -135,6 +146,14 @@ def build_session_context(
                 messages.append(m)
                 ids.append(e["id"])
 
+    with bulk():
+        _emit_all(path, compaction_at, messages, ids, emit)
+    return SessionContext(messages, thinking or "off", model, ids)
+
+
+def _emit_all(
+    path: list[Entry], compaction_at: int, messages: list[dict[str, Any]], ids: list[str], emit: Any
+) -> None:
     if compaction_at < 0:
         emit(path)
     else:
@@ -152,7 +171,6 @@ def build_session_context(
         start = next((i for i in range(compaction_at) if path[i]["id"] == first_kept), compaction_at)
         emit(path[start:compaction_at])
         emit(path[compaction_at + 1 :])
-    return SessionContext(messages, thinking, model, ids)
 
 
 def labels_of(entries: Sequence[Entry]) -> dict[str, str]:

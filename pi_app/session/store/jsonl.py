@@ -17,6 +17,7 @@ from typing import Any
 
 from .entries import CURRENT_SESSION_VERSION, to_line
 from .paths import new_entry_id
+from .record import PREFIX, EntryRecord, bulk
 
 
 class SessionFileError(Exception):
@@ -32,7 +33,7 @@ class SessionFileError(Exception):
 class LoadedSession:
     path: str
     header: dict[str, Any] | None  # None: the file was empty (or whitespace only)
-    entries: list[dict[str, Any]]
+    entries: list[EntryRecord]
     warnings: list[str] = field(default_factory=list)
     ends_with_newline: bool = True
     migrated_from: int | None = None  # original version when a migration rewrote the file
@@ -129,37 +130,90 @@ def backup_path_for(path: str) -> str:
     return candidate
 
 
-def write_atomic(path: str, lines: Iterable[dict[str, Any]]) -> None:
+def write_atomic(path: str, lines: Iterable[dict[str, Any] | EntryRecord]) -> None:
     tmp = f"{path}.tmp-{os.getpid()}"
     with open(tmp, "wb") as fh:
-        fh.write(b"".join(to_line(line) for line in lines))
+        fh.write(b"".join(x.line() if isinstance(x, EntryRecord) else to_line(x) for x in lines))
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
 
 
-def load_session_file(path: str | os.PathLike[str], rewrite_migrated: bool = True) -> LoadedSession:
-    """Read and validate a session file, migrating (with a ``.bak`` of the original) when it is old."""
+def _fast_entries(lines: list[str], start: int, path: str, warnings: list[str]) -> list[EntryRecord]:
+    """Records for v3 lines after the header: prefix-parsed and lazy where possible, else parsed now."""
+    out: list[EntryRecord] = []
+    match = PREFIX.match
+    last = len(lines) - 1
+    for i in range(start, len(lines)):
+        line = lines[i]
+        m = match(line)
+        # The last line is always parsed in full: that is where a crash leaves a cut line.
+        if m is not None and i != last and line.endswith("}"):
+            kind, eid, parent, ts = m.groups()
+            out.append(EntryRecord(kind, eid, parent, ts, line, None, f"{path}:{i + 1}", warnings))
+            continue
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            cut = " (truncated last line)" if i == last else ""
+            warnings.append(f"{path}:{i + 1}: skipped malformed line{cut}: {exc}")
+            continue
+        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+            warnings.append(f"{path}:{i + 1}: skipped line without an entry type")
+        elif obj["type"] == "session":
+            warnings.append(f"{path}:{i + 1}: skipped a second session header")
+        elif not isinstance(obj.get("id"), str):
+            warnings.append(f"{path}:{i + 1}: skipped entry without an id")
+        else:
+            out.append(EntryRecord.from_dict(obj))
+    return out
+
+
+def load_session_file(
+    path: str | os.PathLike[str], rewrite_migrated: bool = True, warnings: list[str] | None = None
+) -> LoadedSession:
+    """Read and validate a session file, migrating (with a ``.bak`` of the original) when it is old.
+
+    Warnings go to ``warnings`` (also later ones, from lines found damaged when first parsed).
+    """
     p = str(path)
     data = Path(p).read_bytes()
-    warnings: list[str] = []
-    header, entries = parse_lines(data, p, warnings)
-    loaded = LoadedSession(p, header, entries, warnings, ends_with_newline=not data or data.endswith(b"\n"))
-    if header is None:
-        return loaded
-    loaded.migrated_from = migrate(header, entries)
-    kept: list[dict[str, Any]] = []
-    for entry in entries:
+    warnings = warnings if warnings is not None else []
+    # Text lines (invalid UTF-8 kept as surrogates so writing back restores the bytes).
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    ends = not data or data.endswith(b"\n")
+    if first is None:
+        return LoadedSession(p, None, [], warnings, ends)
+    try:
+        header = json.loads(lines[first])
+    except ValueError as exc:
+        raise SessionFileError(p, f"line {first + 1} is not valid JSON ({exc})")
+    if not is_valid_header(header):
+        raise SessionFileError(p, f"line {first + 1} is not a session header")
+    version = header.get("version")
+    if isinstance(version, int) and version >= CURRENT_SESSION_VERSION:
+        with bulk():
+            entries = _fast_entries(lines, first + 1, p, warnings)
+        return LoadedSession(p, header, entries, warnings, ends)
+
+    # Old format: parse everything, migrate, keep a backup, rewrite.
+    header, raw_entries = parse_lines(data, p, warnings)
+    assert header is not None
+    loaded = LoadedSession(p, header, [], warnings, ends)
+    loaded.migrated_from = migrate(header, raw_entries)
+    for entry in raw_entries:
         lineno = entry.pop("__line", "?")
         if not isinstance(entry.get("id"), str):
             warnings.append(f"{p}:{lineno}: skipped entry without an id")
             continue
-        kept.append(entry)
-    loaded.entries = kept
+        loaded.entries.append(EntryRecord.from_dict(entry))
     if loaded.migrated_from is not None and rewrite_migrated:
         loaded.backup_path = backup_path_for(p)
         shutil.copy2(p, loaded.backup_path)
-        write_atomic(p, [header, *kept])
+        write_atomic(p, [header, *loaded.entries])
         loaded.ends_with_newline = True
         warnings.append(
             f"{p}: migrated from session format v{loaded.migrated_from} to v{CURRENT_SESSION_VERSION}"

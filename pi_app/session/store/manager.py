@@ -49,8 +49,9 @@ from .entries import (
 )
 from .jsonl import SessionFileError, load_session_file, write_atomic
 from .paths import default_session_dir, iso_now, new_entry_id, session_file_name, uuid7
+from .record import EntryRecord, bulk
 
-Entry = dict[str, Any]
+Entry = EntryRecord
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -92,7 +93,7 @@ class SessionManager:
         self.session_file: str | None = None
         self.session_id = ""
         self.warnings: list[str] = []
-        self._header: Entry = {}
+        self._header: dict[str, Any] = {}
         self._entries: list[Entry] = []
         self._by_id: dict[str, Entry] = {}
         self._typed: dict[str, SessionEntry | Entry] = {}
@@ -163,8 +164,8 @@ class SessionManager:
             self.new_session()
             self.session_file = path
             return
-        loaded = load_session_file(path)  # raises SessionFileError for a bad header: never overwritten
-        self.warnings.extend(loaded.warnings)
+        # Raises SessionFileError for a bad header: such a file is never overwritten.
+        loaded = load_session_file(path, warnings=self.warnings)
         if loaded.header is None:
             self.new_session()
             self.session_file = path
@@ -175,7 +176,8 @@ class SessionManager:
         self.session_id = str(loaded.header["id"])
         self.session_file = path
         self._entries = loaded.entries
-        self._rebuild_index()
+        with bulk():
+            self._rebuild_index()
         self._written = 1 + len(self._entries)
 
     def new_session(self, id: str | None = None, parent_session: str | None = None) -> str | None:
@@ -199,14 +201,14 @@ class SessionManager:
         self._labels = {}
         self._has_assistant = False
         for e in self._entries:
-            if e["id"] in self._by_id:
-                self.warnings.append(f"{self.session_file}: duplicate entry id {e['id']} (later one wins)")
-            self._by_id[e["id"]] = e
+            if e.id in self._by_id:
+                self.warnings.append(f"{self.session_file}: duplicate entry id {e.id} (later one wins)")
+            self._by_id[e.id] = e
             self._track(e)
-        self._leaf_id = self._entries[-1]["id"] if self._entries else None
+        self._leaf_id = self._entries[-1].id if self._entries else None
 
     def _track(self, e: Entry) -> None:
-        kind = e.get("type")
+        kind = e.type
         if kind == "label":
             target = e.get("targetId")
             if isinstance(target, str):
@@ -225,22 +227,25 @@ class SessionManager:
         if not self._has_assistant:
             return  # written together with the first assistant message
         if self._written == len(self._entries):  # everything but this entry is on disk
-            append_bytes(self.session_file, to_line(entry))
+            append_bytes(self.session_file, entry.line())
         else:
             # Counting lines (rather than a flushed flag) never writes the header twice.
             Path(self.session_file).parent.mkdir(parents=True, exist_ok=True)
             pending = [self._header, *self._entries][self._written :]
-            append_bytes(self.session_file, b"".join(to_line(e) for e in pending))
+            append_bytes(
+                self.session_file,
+                b"".join(e.line() if isinstance(e, EntryRecord) else to_line(e) for e in pending),
+            )
         self._written = 1 + len(self._entries)
 
     def _append(self, model: BaseModel) -> str:
-        entry = dump_entry(model)  # type: ignore[arg-type]
+        entry = EntryRecord.from_dict(dump_entry(model))  # type: ignore[arg-type]
         self._entries.append(entry)
-        self._by_id[entry["id"]] = entry
-        self._leaf_id = entry["id"]
+        self._by_id[entry.id] = entry
+        self._leaf_id = entry.id
         self._track(entry)
         self._persist(entry)
-        return entry["id"]
+        return entry.id
 
     def _base(self) -> dict[str, Any]:
         return {"id": new_entry_id(self._by_id), "parentId": self._leaf_id, "timestamp": iso_now()}
@@ -315,7 +320,7 @@ class SessionManager:
             return None
         typed = self._typed.get(entry_id)
         if typed is None:
-            typed = self._typed[entry_id] = parse_entry(self._by_id[entry_id])
+            typed = self._typed[entry_id] = parse_entry(self._by_id[entry_id].data)
         return typed
 
     def get_leaf_entry(self) -> SessionEntry | Entry | None:
@@ -334,7 +339,7 @@ class SessionManager:
     def get_header(self) -> SessionHeader:
         return SessionHeader.model_validate(self._header)
 
-    def raw_header(self) -> Entry:
+    def raw_header(self) -> dict[str, Any]:
         return dict(self._header)
 
     def get_children(self, parent_id: str | None) -> list[Entry]:
@@ -407,18 +412,13 @@ class SessionManager:
         taken = set(kept_ids)
         for target, label in self._labels.items():
             if target in kept_ids:
-                entry = dump_entry(
-                    LabelEntry(
-                        id=new_entry_id(taken),
-                        parentId=parent,
-                        timestamp=iso_now(),
-                        targetId=target,
-                        label=label,
-                    )
+                model = LabelEntry(
+                    id=new_entry_id(taken), parentId=parent, timestamp=iso_now(), targetId=target, label=label
                 )
-                taken.add(entry["id"])
+                entry = EntryRecord.from_dict(dump_entry(model))
+                taken.add(entry.id)
                 label_entries.append(entry)
-                parent = entry["id"]
+                parent = entry.id
         self._header = header
         self.session_id = sid
         self._entries = [*kept, *label_entries]
