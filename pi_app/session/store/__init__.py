@@ -32,6 +32,7 @@ from .jsonl import LoadedSession, SessionFileError, load_session_file
 from .listing import ListingCache, SessionInfo, find_most_recent_session, list_all_sessions, list_sessions
 from .manager import SessionManager
 from .paths import agent_dir, default_session_dir, encode_cwd, session_file_name, sessions_dir, uuid7
+from .record import EntryRecord
 
 __all__ = [
     "CURRENT_SESSION_VERSION",
@@ -40,6 +41,7 @@ __all__ = [
     "CompactionEntry",
     "CustomEntry",
     "CustomMessageEntry",
+    "EntryRecord",
     "LabelEntry",
     "ListingCache",
     "LoadedSession",
