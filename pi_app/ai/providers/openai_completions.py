@@ -8,6 +8,7 @@ reader assembles tool calls by their ``index`` so parallel calls with interleave
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -450,9 +451,10 @@ async def stream_openai_completions(
         client = make_client(model, options, resolve_api_key(model, options))
         sdk_stream = await open_stream(client.chat.completions.create, params, options)
         reader = _ChunkReader(b)
-        async for chunk in iterate_stream(sdk_stream, options):
-            for ev in reader.handle(chunk):
-                yield ev
+        async with contextlib.aclosing(iterate_stream(sdk_stream, options)) as events:
+            async for chunk in events:
+                for ev in reader.handle(chunk):
+                    yield ev
         for ev in b.close_open_blocks():
             yield ev
         if options.signal is not None and options.signal.aborted:

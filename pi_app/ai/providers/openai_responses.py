@@ -8,6 +8,7 @@ verbatim on the next request. Assistant text carries its message id in ``textSig
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import AsyncIterator
@@ -350,15 +351,16 @@ async def stream_openai_responses(
         client = make_client(model, options, resolve_api_key(model, options))
         sdk_stream = await open_stream(client.responses.create, params, options)
         reader = _EventReader(b)
-        async for ev in iterate_stream(sdk_stream, options):
-            etype = getattr(ev, "type", None)
-            if etype in ("error", "response.failed"):
-                raise RuntimeError(_failure_text(ev))
-            if etype in ("response.completed", "response.incomplete"):
-                reader.finish(ev.response)
-                continue
-            for out in reader.handle(ev):
-                yield out
+        async with contextlib.aclosing(iterate_stream(sdk_stream, options)) as events:
+            async for ev in events:
+                etype = getattr(ev, "type", None)
+                if etype in ("error", "response.failed"):
+                    raise RuntimeError(_failure_text(ev))
+                if etype in ("response.completed", "response.incomplete"):
+                    reader.finish(ev.response)
+                    continue
+                for out in reader.handle(ev):
+                    yield out
         for out in b.close_open_blocks():
             yield out
         if options.signal is not None and options.signal.aborted:
