@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+_INT_RE = re.compile(r"^\s*[-+]?\d+\s*$")
 _NUMBER_RE = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
@@ -51,6 +52,8 @@ def _coerce(value: Any, t: str) -> Any:
     actual = _json_type(value)
     if t in ("number", "integer"):
         if actual == "string" and value and _NUMBER_RE.match(value):
+            if _INT_RE.match(value):
+                return int(value)  # exact, even beyond float precision
             num = float(value)
             if t == "integer" and not num.is_integer():
                 return _MISSING

@@ -21,6 +21,8 @@ def coerced(value, schema):
     ("value", "type_", "expected"),
     [
         ("5", "integer", 5),
+        (" 12345678901234567891 ", "integer", 12345678901234567891),
+        ("7", "number", 7),
         ("-2.5", "number", -2.5),
         ("1e3", "number", 1000),
         (True, "integer", 1),
