@@ -112,8 +112,8 @@ class GrepTool(AgentTool):
             args.append("--ignore-case")
         if literal:
             args.append("--fixed-strings")
-        if glob:
-            args += ["--glob", glob]
+        # The glob is applied here, not with rg --glob: rg lets a --glob override .gitignore.
+        glob_spec = pathspec.GitIgnoreSpec.from_lines([glob]) if glob else None
         args += ["--", pattern, path]
         proc = await asyncio.create_subprocess_exec(
             rg,
@@ -142,6 +142,8 @@ class GrepTool(AgentTool):
                     data = ev.get("data") or {}
                     file_path = _rg_text(data.get("path"))
                     line_no = data.get("line_number")
+                    if glob_spec is not None and file_path and not _glob_ok(glob_spec, file_path, path):
+                        continue
                     if file_path and isinstance(line_no, int):
                         matches.append(Match(file_path, line_no, _rg_text(data.get("lines"))))
                     if len(matches) >= limit:
@@ -180,10 +182,8 @@ class GrepTool(AgentTool):
             else:
                 files = iter([path])
             for file_path in files:
-                if glob_spec is not None and is_dir:
-                    rel = os.path.relpath(file_path, path).replace(os.sep, "/")
-                    if not glob_spec.match_file(rel):
-                        continue
+                if glob_spec is not None and not _glob_ok(glob_spec, file_path, path):
+                    continue
                 try:
                     with open(file_path, "rb") as fh:
                         data = fh.read()
@@ -267,6 +267,11 @@ class GrepTool(AgentTool):
         if notices:
             text += f"\n\n[{'. '.join(notices)}]"
         return AgentToolResult.text(text, details or None)
+
+
+def _glob_ok(spec: pathspec.PathSpec, file_path: str, root: str) -> bool:
+    rel = os.path.relpath(file_path, root) if os.path.isdir(root) else os.path.basename(file_path)
+    return spec.match_file(rel.replace(os.sep, "/"))
 
 
 def _parse_event(raw: bytes) -> dict[str, Any] | None:
