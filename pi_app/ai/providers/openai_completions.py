@@ -81,8 +81,23 @@ def resolve_completions_compat(model: Model) -> dict[str, Any]:
 # ---------------------------------------------------------------- request
 
 
+def _mistral_tool_id(call_id: str) -> str:
+    """Mistral accepts only ids of exactly 9 letters/digits: derive a stable one from any other id."""
+    if len(call_id) == 9 and call_id.isalnum():
+        return call_id
+    import hashlib
+
+    digest = hashlib.sha256(call_id.encode()).digest()
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    return "".join(alphabet[b % len(alphabet)] for b in digest[:9])
+
+
 def _normalize_tool_call_id(model: Model) -> Any:
+    mistral_ids = bool((model.compat or {}).get("requiresMistralToolIds"))
+
     def normalize(call_id: str, _model: Model, _msg: Any) -> str:
+        if mistral_ids:
+            return _mistral_tool_id(call_id)
         # Responses-API ids are "call_id|item_id" (item ids can be 400+ chars): keep the call id part,
         # restricted to the characters and 40-char length Chat Completions accepts.
         if "|" in call_id:
