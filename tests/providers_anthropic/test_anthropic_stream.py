@@ -82,6 +82,7 @@ async def test_text_stream_usage_cost_and_response_id(loopback):
     req = loopback.requests[0]
     assert req.path == "/v1/messages"
     assert req.headers["authorization"] == "Bearer sk-ant-api-test"
+    assert req.headers["x-api-key"] == "sk-ant-api-test"  # Anthropic-compatible servers need it
     assert req.headers["anthropic-beta"] == (
         "fine-grained-tool-streaming-2025-05-14,interleaved-thinking-2025-05-14"
     )

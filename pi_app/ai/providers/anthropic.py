@@ -18,6 +18,7 @@ from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.anthropic_request import (
+    api_key_header,
     build_headers,
     build_payload,
     from_claude_code_name,
@@ -185,7 +186,7 @@ def _make_client(model: Model, api_key: str, options: StreamOptions, oauth: bool
         "max_retries": 0,
         # read = idle bound: a stream that sends no byte for that long fails instead of hanging.
         "timeout": make_timeout(options),
-        "default_headers": build_headers(model, options, oauth),
+        "default_headers": {**api_key_header(api_key, oauth), **build_headers(model, options, oauth)},
     }
     if oauth:
         return anthropic.AsyncAnthropic(auth_token=api_key, **common)

@@ -312,3 +312,9 @@ def build_headers(model: Model, options: StreamOptions, oauth: bool) -> dict[str
     else:
         base["anthropic-beta"] = ",".join(betas)
     return merge_headers(base, model.headers, options.headers)
+
+
+def api_key_header(api_key: str | None, oauth: bool) -> dict[str, str]:
+    """Anthropic-compatible servers (MiniMax, Kimi, proxies) authenticate with ``x-api-key``; the SDK
+    itself only sends ``Authorization: Bearer``, so API keys get both. OAuth tokens stay Bearer-only."""
+    return {} if oauth or not api_key else {"x-api-key": api_key}
