@@ -1,0 +1,176 @@
+"""Events AgentSession adds on top of the agent's events (pi 0.73's ``AgentSessionEvent``).
+
+``to_json()`` gives the wire shape json/rpc modes print. ``ModelSelectEvent`` mirrors pi's extension event
+``model_select``; pi's json stream has no model event, so it is not in ``WIRE_EVENT_TYPES`` and the json
+mode should not print it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pi_app.ai.types import Model, dump
+
+CompactionReason = Literal["manual", "threshold", "overflow"]
+
+
+def compaction_result_json(result: Any) -> dict[str, Any] | None:
+    """pi's CompactionResult: {summary, firstKeptEntryId, tokensBefore, details}."""
+    if result is None:
+        return None
+    return {
+        "summary": result.summary,
+        "firstKeptEntryId": result.first_kept_entry_id,
+        "tokensBefore": result.tokens_before,
+        "details": result.details,
+    }
+
+
+@dataclass(slots=True)
+class CompactionStartEvent:
+    type: ClassVar[str] = "compaction_start"
+    reason: CompactionReason
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "reason": self.reason}
+
+
+@dataclass(slots=True)
+class CompactionEndEvent:
+    type: ClassVar[str] = "compaction_end"
+    reason: CompactionReason
+    result: Any = None  # summarize.CompactionResult
+    aborted: bool = False
+    will_retry: bool = False
+    error_message: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": self.type,
+            "reason": self.reason,
+            "result": compaction_result_json(self.result),
+            "aborted": self.aborted,
+            "willRetry": self.will_retry,
+        }
+        if self.error_message is not None:
+            out["errorMessage"] = self.error_message
+        return out
+
+
+@dataclass(slots=True)
+class AutoRetryStartEvent:
+    type: ClassVar[str] = "auto_retry_start"
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "attempt": self.attempt,
+            "maxAttempts": self.max_attempts,
+            "delayMs": self.delay_ms,
+            "errorMessage": self.error_message,
+        }
+
+
+@dataclass(slots=True)
+class AutoRetryEndEvent:
+    type: ClassVar[str] = "auto_retry_end"
+    success: bool
+    attempt: int
+    final_error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "success": self.success, "attempt": self.attempt}
+        if self.final_error is not None:
+            out["finalError"] = self.final_error
+        return out
+
+
+@dataclass(slots=True)
+class QueueUpdateEvent:
+    """The full pending queues (message texts) whenever either changes."""
+
+    type: ClassVar[str] = "queue_update"
+    steering: list[str] = field(default_factory=list)
+    follow_up: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "steering": list(self.steering), "followUp": list(self.follow_up)}
+
+
+@dataclass(slots=True)
+class SessionInfoChangedEvent:
+    type: ClassVar[str] = "session_info_changed"
+    name: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.name is not None:
+            out["name"] = self.name
+        return out
+
+
+@dataclass(slots=True)
+class ThinkingLevelChangedEvent:
+    type: ClassVar[str] = "thinking_level_changed"
+    level: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "level": self.level}
+
+
+@dataclass(slots=True)
+class ModelSelectEvent:
+    """The active model changed (``source``: set, cycle or restore)."""
+
+    type: ClassVar[str] = "model_select"
+    model: Model
+    previous_model: Model | None
+    source: Literal["set", "cycle", "restore"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "model": dump(self.model),
+            "previousModel": dump(self.previous_model) if self.previous_model is not None else None,
+            "source": self.source,
+        }
+
+
+SessionEvent = (
+    CompactionStartEvent
+    | CompactionEndEvent
+    | AutoRetryStartEvent
+    | AutoRetryEndEvent
+    | QueueUpdateEvent
+    | SessionInfoChangedEvent
+    | ThinkingLevelChangedEvent
+    | ModelSelectEvent
+)
+
+# Event types pi 0.73 prints in --mode json / rpc (agent events plus the session events above).
+WIRE_EVENT_TYPES = frozenset(
+    {
+        "agent_start",
+        "agent_end",
+        "turn_start",
+        "turn_end",
+        "message_start",
+        "message_update",
+        "message_end",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+        "compaction_start",
+        "compaction_end",
+        "auto_retry_start",
+        "auto_retry_end",
+        "queue_update",
+        "session_info_changed",
+        "thinking_level_changed",
+    }
+)

@@ -1,0 +1,77 @@
+"""The user's own shell commands (``!cmd`` / ``!!cmd``), run with the bash tool's executor.
+
+Output is sanitised the same way as the tool's (ANSI stripped, tail-truncated, full output saved to a temp
+file past the limits); ``on_chunk`` receives the sanitised text as it arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_app.ai.abort import AbortSignal
+from pi_app.tools.bash import BashTool
+from pi_app.tools.options import ToolOptions
+from pi_app.tools.output import OutputAccumulator
+
+
+@dataclass
+class BashResult:
+    output: str
+    exit_code: int | None
+    cancelled: bool
+    truncated: bool
+    full_output_path: str | None = None
+
+
+class _StreamingAccumulator(OutputAccumulator):
+    def __init__(self, max_lines: int, max_bytes: int, on_chunk: Callable[[str], Any] | None) -> None:
+        super().__init__(max_lines, max_bytes, "pi-bash")
+        self._on_chunk = on_chunk
+
+    def _add_text(self, text: str) -> None:
+        super()._add_text(text)
+        if text and self._on_chunk is not None:
+            self._on_chunk(text)
+
+
+class _NoUpdates:
+    """The executor's progress hook; user commands stream through the accumulator instead."""
+
+    on_update = None
+
+    def dirty(self) -> None:
+        pass
+
+
+async def run_user_bash(
+    command: str,
+    cwd: str,
+    options: ToolOptions,
+    signal: AbortSignal | None = None,
+    on_chunk: Callable[[str], Any] | None = None,
+) -> BashResult:
+    """Run ``command`` (with the shell prefix) in ``cwd``; never raises for a failing command."""
+    tool = BashTool(cwd, options)
+    prefix = options.shell_command_prefix
+    full = f"{prefix}\n{command}" if prefix else command
+    lim = options.limits_for("bash")
+    acc = _StreamingAccumulator(lim.max_lines, lim.max_bytes, on_chunk)
+    try:
+        outcome, code = await tool._run(full, None, signal, acc, _NoUpdates())  # type: ignore[arg-type]
+    except Exception as exc:  # shell missing, cwd gone: report it as the command's output
+        acc.finish()
+        acc.close()
+        return BashResult(output=str(exc), exit_code=None, cancelled=False, truncated=False)
+    acc.finish()
+    snap = acc.snapshot()
+    acc.close()
+    cancelled = outcome != "exited"
+    return BashResult(
+        output=snap.content,
+        exit_code=None if cancelled else code,
+        cancelled=cancelled,
+        truncated=bool(snap.truncated),
+        full_output_path=acc.full_output_path if snap.truncated else None,
+    )
