@@ -108,6 +108,7 @@ class AgentSession(CompactionMixin, NavigationMixin):
         self._retry_controller: AbortController | None = None
         self._bash_controller: AbortController | None = None
         self._compaction_controller = None
+        self._compaction_baseline: list[Any] = []
         self._branch_summary_controller = None
         self._overflow_recovery_attempted = False
         agent.prepare_next_turn = self._prepare_next_turn
@@ -582,14 +583,14 @@ class AgentSession(CompactionMixin, NavigationMixin):
 
     def get_context_usage(self) -> tuple[int | None, int, float | None] | None:
         usage = compute_context_usage(
-            list(self.agent.state.messages), self._context_window(), self._latest_compaction_timestamp()
+            list(self.agent.state.messages), self._context_window(), self._stale_predicate()
         )
         return usage.as_tuple() if usage is not None else None
 
     def get_session_stats(self) -> SessionStats:
         stats = compute_stats(list(self.agent.state.messages), self.session_file, self.session_id)
         stats.context_usage = compute_context_usage(
-            list(self.agent.state.messages), self._context_window(), self._latest_compaction_timestamp()
+            list(self.agent.state.messages), self._context_window(), self._stale_predicate()
         )
         return stats
 

@@ -7,6 +7,7 @@ Unlike pi, the threshold is also checked between tool turns of one run (through 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_app.agent import AgentContext, NextTurn, TurnContext
@@ -15,9 +16,8 @@ from pi_app.ai.overflow import is_context_overflow
 from pi_app.session.compaction.cut_point import prepare_compaction
 from pi_app.session.compaction.estimate import context_tokens_from_usage, estimate_tokens, should_compact
 from pi_app.session.compaction.summarize import CompactionResult, SummarizationAborted, compact
-from pi_app.session.messages import iso_to_ms
 from pi_app.session.session_events import CompactionEndEvent, CompactionReason, CompactionStartEvent
-from pi_app.session.stats import context_tokens
+from pi_app.session.stats import context_tokens, stale_before
 
 if TYPE_CHECKING:
     from pi_app.session.agent_session import AgentSession
@@ -38,6 +38,7 @@ class _Skip(Exception):
 
 class CompactionMixin:
     _compaction_controller: AbortController | None
+    _compaction_baseline: list[Any]
 
     # ------------------------------------------------------------------ public
     @property
@@ -74,6 +75,17 @@ class CompactionMixin:
                 return str(entry.get("timestamp", ""))
         return None
 
+    def _stale_predicate(self: AgentSession) -> Callable[[Any], bool]:
+        """Is a message from before the latest compaction (its usage describes the old context)?
+
+        After a compaction here, the rebuilt messages are exactly the stale ones (identity, not clock: a fast
+        provider answers within the compaction's millisecond). After a resume, timestamps decide.
+        """
+        baseline = self._compaction_baseline
+        if baseline:
+            return lambda m: any(m is b for b in baseline)
+        return stale_before(self._latest_compaction_timestamp())
+
     async def _run_compaction(
         self: AgentSession,
         reason: CompactionReason,
@@ -101,9 +113,10 @@ class CompactionMixin:
             path = [e.data if hasattr(e, "data") else e for e in self.session_manager.get_branch()]
             cfg = self.settings.settings.compaction
             prep = prepare_compaction(path, cfg.keepRecentTokens)
-            if prep is None:
-                if path and path[-1].get("type") == "compaction":
-                    raise _Skip("Already compacted")
+            if prep is None and path and path[-1].get("type") == "compaction":
+                raise _Skip("Already compacted")
+            if prep is None or not (prep.messages_to_summarize or prep.turn_prefix_messages):
+                # pi would still ask the model to summarise an empty conversation here.
                 raise _Skip("Nothing to compact (session too small)")
             result = await compact(
                 prep,
@@ -125,6 +138,7 @@ class CompactionMixin:
                 if getattr(last, "role", None) == "assistant" and last.stopReason == "error":
                     messages.pop()
             self.agent.replace_messages(messages)
+            self._compaction_baseline = list(messages)
             await self._emit(CompactionEndEvent(reason, result, will_retry=will_retry))
             return result
         except SummarizationAborted:
@@ -149,7 +163,7 @@ class CompactionMixin:
 
     # ------------------------------------------------------------------ auto triggers
     def _tokens_now(self: AgentSession, messages: list[Any]) -> int:
-        tokens = context_tokens(messages, self._latest_compaction_timestamp())
+        tokens = context_tokens(messages, self._stale_predicate())
         # Only pre-compaction usage known: the kept messages' old usage would overstate the context.
         return tokens if tokens is not None else sum(estimate_tokens(m) for m in messages)
 
@@ -182,8 +196,8 @@ class CompactionMixin:
         model = self.model
         window = (model.contextWindow or 0) if model is not None else 0
         same_model = model is not None and message.provider == model.provider and message.model == model.id
-        stamp = self._latest_compaction_timestamp()
-        if stamp is not None and message.timestamp <= iso_to_ms(stamp):
+        is_stale = self._stale_predicate()
+        if is_stale(message):
             return False  # usage or error from before the latest compaction says nothing about now
         if same_model and is_context_overflow(message, window):
             if self._overflow_recovery_attempted and not pre_prompt:
@@ -194,7 +208,7 @@ class CompactionMixin:
             result = await self._run_compaction("overflow", will_retry=not pre_prompt)
             return isinstance(result, CompactionResult) and not pre_prompt
         if message.stopReason == "error":
-            tokens = context_tokens(list(self.agent.state.messages), stamp)
+            tokens = context_tokens(list(self.agent.state.messages), is_stale)
             if tokens is None:
                 return False
         else:

@@ -223,6 +223,7 @@ class NavigationMixin:
     def _after_session_change(self: AgentSession) -> None:
         self.agent.session_id = self.session_manager.session_id
         self._pending_bash.clear()
+        self._compaction_baseline = []
         self._reload_agent_messages()
 
     def _reload_agent_messages(self: AgentSession) -> None:

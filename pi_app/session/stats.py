@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,27 +98,32 @@ def _is_trusted_assistant(message: Any) -> bool:
     return getattr(message, "role", None) == "assistant" and message.stopReason not in ("aborted", "error")
 
 
-def context_tokens(messages: list[Any], compaction_timestamp: str | None) -> int | None:
+def stale_before(compaction_timestamp: str | None) -> Callable[[Any], bool]:
+    """Predicate: was ``message`` written before the compaction with this timestamp?"""
+    if compaction_timestamp is None:
+        return lambda m: False
+    cutoff = iso_to_ms(compaction_timestamp)
+    return lambda m: m.timestamp <= cutoff
+
+
+def context_tokens(messages: list[Any], is_stale: Callable[[Any], bool]) -> int | None:
     """Tokens the next request will carry, or None when only pre-compaction usage is known.
 
     Usage reported before the latest compaction describes the old, larger context, so it is not trusted.
     """
     est = estimate_context_tokens(messages)
-    if compaction_timestamp is None:
-        return est.tokens
-    cutoff = iso_to_ms(compaction_timestamp)
     idx = est.last_usage_index
-    if idx is None or messages[idx].timestamp <= cutoff:
+    if idx is not None and is_stale(messages[idx]):
         return None
     return est.tokens
 
 
 def compute_context_usage(
-    messages: list[Any], context_window: int, compaction_timestamp: str | None
+    messages: list[Any], context_window: int, is_stale: Callable[[Any], bool]
 ) -> ContextUsage | None:
     if context_window <= 0:
         return None
-    tokens = context_tokens(messages, compaction_timestamp)
+    tokens = context_tokens(messages, is_stale)
     if tokens is None:
         return ContextUsage(None, context_window, None)
     return ContextUsage(tokens, context_window, tokens / context_window * 100)
