@@ -1,0 +1,102 @@
+"""Builders for synthetic session entries (pi's v3 shapes) used by the tree tests and the benchmark."""
+
+from __future__ import annotations
+
+from typing import Any
+
+FIXTURES = "tests/fixtures/sessions"
+
+
+def ts(n: int) -> str:
+    """A distinct ISO timestamp per n (seconds after a fixed instant)."""
+    h, rem = divmod(n, 3600)
+    m, s = divmod(rem, 60)
+    return f"2025-01-{1 + h // 24:02d}T{h % 24:02d}:{m:02d}:{s:02d}.000Z"
+
+
+def user(eid: str, parent: str | None, text: str, n: int = 0) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": eid,
+        "parentId": parent,
+        "timestamp": ts(n),
+        "message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": n},
+    }
+
+
+def assistant(
+    eid: str,
+    parent: str | None,
+    text: str = "",
+    n: int = 0,
+    calls: list[tuple[str, str, dict[str, Any]]] = (),  # type: ignore[assignment]
+    stop: str = "stop",
+    error: str | None = None,
+) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    content += [{"type": "toolCall", "id": cid, "name": name, "arguments": args} for cid, name, args in calls]
+    msg: dict[str, Any] = {
+        "role": "assistant",
+        "content": content,
+        "provider": "faux",
+        "model": "faux-1",
+        "stopReason": stop,
+        "timestamp": n,
+    }
+    if error:
+        msg["errorMessage"] = error
+    return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts(n), "message": msg}
+
+
+def tool_result(
+    eid: str, parent: str, call_id: str, name: str, text: str, n: int = 0, error: bool = False
+) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": eid,
+        "parentId": parent,
+        "timestamp": ts(n),
+        "message": {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": name,
+            "content": [{"type": "text", "text": text}],
+            "isError": error,
+            "timestamp": n,
+        },
+    }
+
+
+def entry(kind: str, eid: str, parent: str | None, n: int = 0, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, "id": eid, "parentId": parent, "timestamp": ts(n), **fields}
+
+
+def chain(prefix: str, parent: str | None, count: int, start: int = 0) -> list[dict[str, Any]]:
+    """Alternating user/assistant messages, each the child of the previous one."""
+    out: list[dict[str, Any]] = []
+    for k in range(count):
+        eid = f"{prefix}{k}"
+        n = start + k
+        out.append(
+            user(eid, parent, f"{prefix} question {k}", n)
+            if k % 2 == 0
+            else assistant(eid, parent, f"{prefix} answer {k}", n)
+        )
+        parent = eid
+    return out
+
+
+def generated_session(total: int = 10_000, forks: int = 200, seed_text: str = "work") -> list[dict[str, Any]]:
+    """A long main conversation with ``forks`` side branches (each a few turns) hanging off it."""
+    side_len = 4
+    main_len = total - forks * side_len
+    entries = chain("m", None, main_len)
+    n = main_len
+    step = max(1, main_len // (forks + 1))
+    for f in range(forks):
+        at = f"m{(f + 1) * step - 1}"
+        side = chain(f"s{f}_", at, side_len, start=n)
+        side[0]["message"]["content"][0]["text"] = f"{seed_text} alternative {f}"
+        entries += side
+        n += side_len
+    return entries

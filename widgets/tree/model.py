@@ -1,0 +1,577 @@
+"""The session tree as a flat, filterable list of rows (no Textual): what /tree shows and how keys move in it.
+
+Layout: depth-first, children oldest first. A row is indented only where the visible tree forks — a chain of
+single children stays at one level, so a 10,000-entry conversation is one column, not a staircase. Fork
+children get ``├─``/``└─`` connectors and ``│`` gutters continue while later siblings follow. Everything is
+iterative (sessions can be tens of thousands of entries deep).
+
+Filters (pi): default hides settings/bookkeeping entries; no-tools also hides tool results; user-only shows
+user messages; labeled-only shows labeled entries; all shows everything. Assistant turns made only of tool
+calls are hidden except in "all" (their calls appear on the tool-result rows) — the active leaf always shows.
+Search is space-separated, case-insensitive terms that must all match. Searching, changing the filter or the
+labels resets folds, and the selection stays on the same entry or its nearest visible ancestor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pi_app.session.messages import iso_to_ms
+
+from .entry_text import (
+    SETTINGS_TYPES,
+    DisplayText,
+    ToolCallInfo,
+    display_text,
+    full_text,
+    is_hidden_assistant,
+    preview_sections,
+    search_text,
+    tool_calls_of,
+)
+
+FILTERS: tuple[str, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
+FILTER_TAGS: dict[str, str] = {
+    "default": "",
+    "no-tools": "[no-tools]",
+    "user-only": "[user]",
+    "labeled-only": "[labeled]",
+    "all": "[all]",
+}
+# pi's direct filter keys: ctrl+d sets default, the others toggle between their mode and default.
+FILTER_KEYS: dict[str, str] = {
+    "ctrl+d": "default",
+    "ctrl+t": "no-tools",
+    "ctrl+u": "user-only",
+    "ctrl+l": "labeled-only",
+    "ctrl+a": "all",
+}
+
+ACTIVE_MARK = "← active"
+PATH_MARK = "• "
+FOLDED = "⊞"
+FOLDABLE = "⊟"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One visible line of the tree."""
+
+    id: str
+    prefix: str  # gutters and connector, e.g. "│  ├─ " (fold state shown in the connector: "├⊞ ")
+    fold_marker: str  # "⊞ " for a folded row that has no connector (a root), else ""
+    on_path: bool  # on the root→leaf path (drawn with "• ")
+    is_active: bool  # the leaf (or, when a bookkeeping leaf is filtered out, the message it follows)
+    label: str | None
+    text: DisplayText
+
+
+class _Node:
+    __slots__ = (
+        "id",
+        "parent",
+        "children",
+        "entry",
+        "kind",
+        "role",
+        "settings",
+        "hidden_assistant",
+        "_shown",
+        "_search",
+    )
+
+    def __init__(self, entry: Any, entry_id: str) -> None:
+        self.id = entry_id
+        self.entry = entry
+        self.parent = -1  # preorder index of the parent in the full tree, -1 for roots
+        self.children: list[int] = []
+        self.kind: str = entry.get("type") or ""
+        self.role: str | None = None
+        self.settings = self.kind in SETTINGS_TYPES
+        self.hidden_assistant = False
+        self._shown: DisplayText | None = None
+        self._search: str | None = None
+
+
+def _entry_id(entry: Any) -> str:
+    return str(entry.get("id"))
+
+
+def _ts(entry: Any) -> int:
+    return iso_to_ms(entry.get("timestamp") or "")
+
+
+class TreeModel:
+    """The flattened tree plus selection, filter, search and fold state."""
+
+    def __init__(
+        self,
+        entries: Sequence[Any],
+        leaf_id: str | None,
+        labels: Mapping[str, str] | None = None,
+        *,
+        home: str | None = None,
+        filter_mode: str = "default",
+        selected_id: str | None = None,
+        page_size: int = 10,
+    ) -> None:
+        if filter_mode not in FILTERS:
+            raise ValueError(f"Unknown tree filter {filter_mode!r}; expected one of {', '.join(FILTERS)}")
+        self.home = home
+        self.leaf_id = leaf_id
+        self.labels: dict[str, str] = dict(labels or {})
+        self.filter_mode = filter_mode
+        self.query = ""
+        self.folded: set[str] = set()
+        self.page_size = max(1, page_size)
+        self.tool_calls: dict[str, ToolCallInfo] = {}
+        self._nodes: list[_Node] = []
+        self._index: dict[str, int] = {}
+        self._build(entries)
+        self._path: set[int] = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
+        self._anchor = self._active_anchor()
+        # per-refresh state
+        self._visible: list[int] = []
+        self._prefix: list[str] = []
+        self._row_of: dict[int, int] = {}
+        self._vparent: dict[int, int] = {}
+        self._vchildren: dict[int, list[int]] = {}
+        self._active_row_node = -1
+        self.selected = 0
+        self._last_selected: str | None = selected_id if selected_id is not None else leaf_id
+        self._refresh()
+
+    @classmethod
+    def from_session(cls, session: Any, **kwargs: Any) -> TreeModel:
+        """From a SessionManager: every entry of the file, its leaf and labels."""
+        return cls(session.raw_entries(), session.leaf_id, session.labels(), **kwargs)
+
+    # ------------------------------------------------------------------ building
+    def _build(self, entries: Sequence[Any]) -> None:
+        by_id: dict[str, _Node] = {}
+        order: list[_Node] = []
+        for e in entries:
+            eid = _entry_id(e)
+            if eid in by_id:  # duplicate id: the first one wins, like the store's index
+                continue
+            node = _Node(e, eid)
+            by_id[eid] = node
+            order.append(node)
+            if node.kind == "message":
+                msg = e.get("message")
+                if isinstance(msg, dict):
+                    node.role = msg.get("role")
+                    if node.role == "assistant":
+                        node.hidden_assistant = is_hidden_assistant(msg)
+                        for call_id, info in tool_calls_of(msg):
+                            self.tool_calls[call_id] = info
+        kids: dict[str, list[_Node]] = {}
+        roots: list[_Node] = []
+        for node in order:
+            parent = node.entry.get("parentId")
+            if isinstance(parent, str) and parent != node.id and parent in by_id:
+                kids.setdefault(parent, []).append(node)
+            else:
+                roots.append(node)
+        for lst in kids.values():
+            if len(lst) > 1:
+                lst.sort(key=lambda n: _ts(n.entry))
+        if len(roots) > 1:
+            roots.sort(key=lambda n: _ts(n.entry))
+        placed: set[str] = set()
+        pending = list(roots)
+        # Entries caught in a parent cycle are reachable from no root: each unplaced one starts a new root.
+        extra = iter(order)
+        while True:
+            if not pending:
+                nxt = next((n for n in extra if n.id not in placed), None)
+                if nxt is None:
+                    break
+                pending = [nxt]
+            self._dfs(pending, kids, placed)
+            pending = []
+
+    def _dfs(self, roots: list[_Node], kids: dict[str, list[_Node]], placed: set[str]) -> None:
+        stack: list[tuple[_Node, int]] = [(r, -1) for r in reversed(roots)]
+        nodes = self._nodes
+        while stack:
+            node, parent = stack.pop()
+            if node.id in placed:
+                continue
+            placed.add(node.id)
+            idx = len(nodes)
+            node.parent = parent
+            nodes.append(node)
+            self._index[node.id] = idx
+            if parent >= 0:
+                nodes[parent].children.append(idx)
+            children = kids.get(node.id)
+            if children:
+                stack.extend((c, idx) for c in reversed(children))
+
+    def _active_anchor(self) -> int:
+        """Where ``← active`` goes when the leaf row is filtered out: the leaf's nearest ancestor that is
+        conversation (a leaf that is a label or model change sits, for the reader, on the message before it)."""
+        i = self._index.get(self.leaf_id) if self.leaf_id else None
+        while i is not None and i >= 0:
+            node = self._nodes[i]
+            if not (node.settings or node.hidden_assistant):
+                return i
+            i = node.parent
+        return -1
+
+    def _path_indices(self, idx: int | None) -> list[int]:
+        out: list[int] = []
+        while idx is not None and idx >= 0:
+            out.append(idx)
+            idx = self._nodes[idx].parent
+        out.reverse()
+        return out
+
+    # ------------------------------------------------------------------ per-node text (lazy)
+    def _shown(self, i: int) -> DisplayText:
+        node = self._nodes[i]
+        if node._shown is None:
+            node._shown = display_text(node.entry, self.tool_calls, self.home)
+        return node._shown
+
+    def _search(self, i: int) -> str:
+        node = self._nodes[i]
+        if node._search is None:
+            node._search = search_text(node.entry, self._shown(i), self.labels.get(node.id))
+        return node._search
+
+    # ------------------------------------------------------------------ filtering and layout
+    def _passes(self, i: int) -> bool:
+        node = self._nodes[i]
+        mode = self.filter_mode
+        if node.hidden_assistant and mode != "all" and node.id != self.leaf_id:
+            return False
+        if mode == "default":
+            return not node.settings
+        if mode == "no-tools":
+            return not node.settings and node.role != "toolResult"
+        if mode == "user-only":
+            return node.role == "user"
+        if mode == "labeled-only":
+            return node.id in self.labels
+        return True
+
+    def _refresh(self) -> None:
+        nodes = self._nodes
+        n = len(nodes)
+        terms = self.query.lower().split()
+        folded_idx = {self._index[f] for f in self.folded if f in self._index}
+        skip = [False] * n if folded_idx else None
+        near = [-1] * n  # nearest visible ancestor-or-self
+        visible: list[int] = []
+        vparent: dict[int, int] = {}
+        vchildren: dict[int, list[int]] = {-1: []}
+        passes = self._passes
+        search = self._search
+        for i in range(n):
+            p = nodes[i].parent
+            if skip is not None and p >= 0 and (skip[p] or p in folded_idx):
+                skip[i] = True
+                near[i] = near[p]
+                continue
+            ok = passes(i)
+            if ok and terms:
+                text = search(i)
+                ok = all(t in text for t in terms)
+            if ok:
+                vp = near[p] if p >= 0 else -1
+                near[i] = i
+                visible.append(i)
+                vparent[i] = vp
+                lst = vchildren.get(vp)
+                if lst is None:
+                    vchildren[vp] = [i]
+                else:
+                    lst.append(i)
+            else:
+                near[i] = near[p] if p >= 0 else -1
+        self._visible = visible
+        self._vparent = vparent
+        self._vchildren = vchildren
+        self._row_of = {node_i: row for row, node_i in enumerate(visible)}
+        self._layout()
+        leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
+        self._active_row_node = -1
+        if leaf_i is not None:
+            self._active_row_node = (
+                leaf_i if leaf_i in self._row_of else self._anchor if self._anchor in self._row_of else -1
+            )
+        self.selected = self._nearest_row(self._last_selected)
+        self._remember()
+
+    def _layout(self) -> None:
+        """Prefix strings: indent one level per visible fork, connectors on fork children."""
+        gutters: dict[int, tuple[bool, ...]] = {}
+        cache: dict[tuple[bool, ...], str] = {(): ""}
+        prefixes: list[str] = []
+        vchildren = self._vchildren
+        folded = self.folded
+        nodes = self._nodes
+
+        def gutter_text(g: tuple[bool, ...]) -> str:
+            s = cache.get(g)
+            if s is None:
+                s = cache[g] = "".join("│  " if cont else "   " for cont in g)
+            return s
+
+        for i in self._visible:
+            vp = self._vparent[i]
+            siblings = vchildren[vp]
+            base = gutters[vp] if vp >= 0 else ()
+            if len(siblings) > 1:
+                last = siblings[-1] == i
+                mid = FOLDED if nodes[i].id in folded else FOLDABLE if i in vchildren else "─"
+                prefixes.append(f"{gutter_text(base)}{'└' if last else '├'}{mid} ")
+                gutters[i] = (*base, not last)
+            else:
+                gutters[i] = base
+                prefixes.append(gutter_text(base))
+        self._prefix = prefixes
+
+    def _nearest_row(self, entry_id: str | None) -> int:
+        """Row of ``entry_id`` or of its nearest visible ancestor; else the last row (pi)."""
+        if not self._visible:
+            return 0
+        idx = self._index.get(entry_id) if entry_id is not None else None
+        while idx is not None and idx >= 0:
+            row = self._row_of.get(idx)
+            if row is not None:
+                return row
+            idx = self._nodes[idx].parent
+        return len(self._visible) - 1
+
+    def _remember(self) -> None:
+        if self._visible:
+            self._last_selected = self._nodes[self._visible[self.selected]].id
+
+    # ------------------------------------------------------------------ reading
+    def __len__(self) -> int:
+        return len(self._visible)
+
+    @property
+    def total_entries(self) -> int:
+        return len(self._nodes)
+
+    @property
+    def selected_id(self) -> str | None:
+        return self._nodes[self._visible[self.selected]].id if self._visible else None
+
+    def row(self, r: int) -> Row:
+        i = self._visible[r]
+        node = self._nodes[i]
+        prefix = self._prefix[r]
+        has_connector = prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} "))
+        return Row(
+            id=node.id,
+            prefix=prefix,
+            fold_marker=f"{FOLDED} " if node.id in self.folded and not has_connector else "",
+            on_path=i in self._path,
+            is_active=i == self._active_row_node,
+            label=self.labels.get(node.id),
+            text=self._shown(i),
+        )
+
+    def rows(self) -> list[Row]:
+        return [self.row(r) for r in range(len(self._visible))]
+
+    def row_text(self, r: int) -> str:
+        """The row as plain text (what the list draws, minus colours and the cursor)."""
+        row = self.row(r)
+        label = f"[{row.label}] " if row.label else ""
+        path = PATH_MARK if row.on_path else ""
+        active = f"  {ACTIVE_MARK}" if row.is_active else ""
+        return f"{row.prefix}{row.fold_marker}{path}{label}{row.text.tag}{row.text.body}{active}"
+
+    def filter_tag(self) -> str:
+        return FILTER_TAGS[self.filter_mode]
+
+    def status_text(self) -> str:
+        """pi's ``(i/n)`` position plus the filter tag, e.g. ``(3/12) [no-tools]``."""
+        pos = f"({self.selected + 1}/{len(self._visible)})" if self._visible else "(0/0)"
+        tag = self.filter_tag()
+        return f"{pos} {tag}" if tag else pos
+
+    def entry(self, entry_id: str) -> Any:
+        idx = self._index.get(entry_id)
+        return self._nodes[idx].entry if idx is not None else None
+
+    def entry_text(self, entry_id: str) -> str:
+        e = self.entry(entry_id)
+        return full_text(e) if e is not None else ""
+
+    def preview(self, entry_id: str) -> list[tuple[str, str]]:
+        e = self.entry(entry_id)
+        return preview_sections(e, self.tool_calls, self.home) if e is not None else []
+
+    def path_to(self, entry_id: str) -> list[str]:
+        """Entry ids root → ``entry_id``."""
+        idx = self._index.get(entry_id)
+        return [self._nodes[i].id for i in self._path_indices(idx)] if idx is not None else []
+
+    def path_outline(self, entry_id: str, limit: int = 12) -> tuple[int, list[tuple[str, DisplayText, bool]]]:
+        """(entries on the path, last ``limit`` landmarks) — landmarks are user turns, summaries, compactions and
+        fork points (flag True) on the way from the root to ``entry_id``, each as (id, display text, is_fork)."""
+        idx = self._index.get(entry_id)
+        if idx is None:
+            return 0, []
+        path = self._path_indices(idx)
+        marks: list[tuple[str, DisplayText, bool]] = []
+        for pos in range(len(path) - 1, -1, -1):
+            i = path[pos]
+            node = self._nodes[i]
+            fork = len(node.children) > 1
+            if (
+                fork
+                or node.role == "user"
+                or node.kind in ("branch_summary", "compaction")
+                or pos == len(path) - 1
+            ):
+                marks.append((node.id, self._shown(i), fork))
+                if len(marks) >= limit:
+                    break
+        marks.reverse()
+        return len(path), marks
+
+    def is_user_entry(self, entry_id: str) -> bool:
+        idx = self._index.get(entry_id)
+        if idx is None:
+            return False
+        node = self._nodes[idx]
+        return node.role == "user" or node.kind == "custom_message"
+
+    def has_children(self, entry_id: str) -> bool:
+        idx = self._index.get(entry_id)
+        return idx is not None and bool(self._nodes[idx].children)
+
+    # ------------------------------------------------------------------ moving
+    def _set(self, row: int) -> None:
+        if self._visible:
+            self.selected = max(0, min(row, len(self._visible) - 1))
+            self._remember()
+
+    def move(self, delta: int) -> None:
+        """Up/down with wrap-around."""
+        if self._visible:
+            self.selected = (self.selected + delta) % len(self._visible)
+            self._remember()
+
+    def page(self, pages: int) -> None:
+        """Left/right: a page up/down, stopping at the ends."""
+        self._set(self.selected + pages * self.page_size)
+
+    def first(self) -> None:
+        self._set(0)
+
+    def last(self) -> None:
+        self._set(len(self._visible) - 1)
+
+    def select(self, entry_id: str) -> None:
+        self._last_selected = entry_id
+        self.selected = self._nearest_row(entry_id)
+        self._remember()
+
+    # ------------------------------------------------------------------ folding and segments
+    def is_foldable(self, entry_id: str) -> bool:
+        """Roots and branch segment starts that have visible children."""
+        i = self._index.get(entry_id)
+        if i is None or i not in self._row_of or not self._vchildren.get(i):
+            return False
+        vp = self._vparent[i]
+        return vp < 0 or len(self._vchildren[vp]) > 1
+
+    def fold_or_up(self) -> None:
+        sid = self.selected_id
+        if sid is None:
+            return
+        if self.is_foldable(sid) and sid not in self.folded:
+            self.folded.add(sid)
+            self._refresh()
+        else:
+            self._set(self._segment_start_up())
+
+    def unfold_or_down(self) -> None:
+        sid = self.selected_id
+        if sid is None:
+            return
+        if sid in self.folded:
+            self.folded.discard(sid)
+            self._refresh()
+        else:
+            self._set(self._segment_start_down())
+
+    def _segment_start_down(self) -> int:
+        i = self._visible[self.selected]
+        while True:
+            kids = self._vchildren.get(i)
+            if not kids:
+                return self._row_of[i]
+            if len(kids) > 1:
+                return self._row_of[kids[0]]
+            i = kids[0]
+
+    def _segment_start_up(self) -> int:
+        i = self._visible[self.selected]
+        while True:
+            vp = self._vparent[i]
+            if vp < 0:
+                return self._row_of[i]
+            if len(self._vchildren[vp]) > 1 and self._row_of[i] < self.selected:
+                return self._row_of[i]
+            i = vp
+
+    # ------------------------------------------------------------------ filter, search, labels
+    def set_filter(self, mode: str) -> None:
+        if mode not in FILTERS:
+            raise ValueError(f"Unknown tree filter {mode!r}; expected one of {', '.join(FILTERS)}")
+        self.filter_mode = mode
+        self.folded.clear()
+        self._refresh()
+
+    def filter_key(self, key: str) -> bool:
+        """Apply pi's filter key (ctrl+d/t/u/l/a toggles, ctrl+o / ctrl+shift+o cycles). False if not one."""
+        if key in ("ctrl+o", "ctrl+shift+o", "shift+ctrl+o"):
+            step = 1 if key == "ctrl+o" else -1
+            self.set_filter(FILTERS[(FILTERS.index(self.filter_mode) + step) % len(FILTERS)])
+            return True
+        mode = FILTER_KEYS.get(key)
+        if mode is None:
+            return False
+        self.set_filter("default" if mode == self.filter_mode else mode)
+        return True
+
+    def set_query(self, query: str) -> None:
+        if query != self.query:
+            self.query = query
+            self.folded.clear()
+            self._refresh()
+
+    def type_text(self, text: str) -> None:
+        self.set_query(self.query + text)
+
+    def backspace(self) -> None:
+        if self.query:
+            self.set_query(self.query[:-1])
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        """Set (or with None/"" clear) a label as shown; the caller persists it."""
+        idx = self._index.get(entry_id)
+        if idx is None:
+            raise KeyError(f"Entry {entry_id} not found")
+        label = (label or "").strip() or None
+        if label is None:
+            self.labels.pop(entry_id, None)
+        else:
+            self.labels[entry_id] = label
+        self._nodes[idx]._search = None
+        self._refresh()
+
+    def entry_ids(self) -> Iterable[str]:
+        return (n.id for n in self._nodes)
