@@ -1,28 +1,90 @@
-"""The ``pi`` command. Keep imports here minimal: ``--version`` and ``--help`` must stay fast."""
+"""The ``pi`` command.
+
+Keep module-level imports minimal: ``pi --version`` and ``pi --help`` must answer in well under 150 ms, so
+only the pure argument parser is imported before those fast paths; sessions, providers and the UI load
+afterwards. Every failure is one line on stderr and exit code 1.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 
 from pi_app import __version__
+from pi_app.cli_args import HELP_TEXT, CliError, parse_args
 
-HELP = """pi - a terminal coding agent (Python)
 
-Usage: pi [options] [@files...] [messages...]
+def _error(message: str) -> int:
+    print(message if message.startswith(("Error:", "pi:")) else f"Error: {message}", file=sys.stderr)
+    return 1
 
-Options:
-  -h, --help        Show this help
-  -v, --version     Show the version
-"""
+
+def read_piped_stdin() -> str | None:
+    """All of stdin when it is not a terminal (trimmed; None when empty or a terminal)."""
+    try:
+        if sys.stdin is None or sys.stdin.isatty():
+            return None
+        data = sys.stdin.buffer.read()
+    except (OSError, ValueError):
+        return None
+    text = data.decode("utf-8", errors="replace").strip()
+    return text or None
+
+
+def _is_truthy(value: str | None) -> bool:
+    return bool(value) and value.lower() in ("1", "true", "yes")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if any(a in ("-v", "--version") for a in args):
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = parse_args(args_list)
+    except CliError as exc:
+        return _error(str(exc))
+    if args.version:
         print(__version__)
         return 0
-    if any(a in ("-h", "--help") for a in args):
-        print(HELP, end="")
+    if args.help:
+        sys.stdout.write(HELP_TEXT)
         return 0
-    print("pi: interactive mode is not available yet; use --help", file=sys.stderr)
-    return 1
+    if args.offline or _is_truthy(os.environ.get("PI_OFFLINE")):
+        os.environ["PI_OFFLINE"] = "1"
+        os.environ["PI_SKIP_VERSION_CHECK"] = "1"
+    if args.export:
+        return _export(args.export, args.export_out)
+
+    if args.mode != "rpc" and not args.list_models:
+        piped = read_piped_stdin()
+        if piped is not None:
+            args.print = True  # the UI needs the keyboard; piped input means a one-shot run
+            args.messages.insert(0, piped)
+    interactive = not args.print and args.mode is None and not args.list_models
+    if interactive and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return _error('interactive mode needs a terminal; use -p "prompt", --mode json or --mode rpc')
+
+    import asyncio
+
+    from pi_app.modes.startup import StartupError, run
+
+    try:
+        outcome = asyncio.run(run(args, interactive=interactive))
+    except StartupError as exc:
+        return _error(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    if callable(outcome):
+        return int(outcome() or 0)
+    return outcome
+
+
+def _export(session_file: str, out_path: str | None) -> int:
+    from pi_app.session.export import export_session
+
+    try:
+        path = export_session(session_file, out_path)
+    except (OSError, ValueError) as exc:
+        return _error(str(exc))
+    except Exception as exc:  # a damaged session file: say which, never a traceback
+        return _error(f"Failed to export session: {exc}")
+    print(f"Exported to: {path}")
+    return 0

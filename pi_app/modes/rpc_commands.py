@@ -1,0 +1,465 @@
+"""The RPC command handlers: one coroutine per command ``type``, returning ``data`` for the response.
+
+A handler raises :class:`RpcError` (or any exception) to answer ``success: false`` with that message. A
+handler returning :data:`NO_DATA` answers without a ``data`` field (pi sends none for plain acks);
+returning ``None`` sends ``"data": null`` (e.g. ``cycle_model`` with nothing to cycle to).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import tempfile
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pi_app.agent.events import message_json
+from pi_app.ai.types import THINKING_LEVELS, ImageContent, Model, dump
+from pi_app.session.session_events import compaction_result_json
+
+NO_DATA: Any = object()
+QUEUE_MODES = ("all", "one-at-a-time")
+
+
+class RpcError(Exception):
+    """A command failed; the message is the response's ``error``."""
+
+
+async def _maybe(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _as_json(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
+        return value
+    to_json = getattr(value, "to_json", None)
+    if callable(to_json):
+        return to_json()
+    return dump(value)
+
+
+def _str_field(cmd: dict[str, Any], key: str, command: str) -> str:
+    value = cmd.get(key)
+    if not isinstance(value, str):
+        raise RpcError(f'{command} requires a string "{key}"')
+    return value
+
+
+def _bool_field(cmd: dict[str, Any], key: str, command: str) -> bool:
+    value = cmd.get(key)
+    if not isinstance(value, bool):
+        raise RpcError(f'{command} requires a boolean "{key}"')
+    return value
+
+
+def parse_images(raw: Any) -> list[ImageContent] | None:
+    """``images: [{type: "image", data, mimeType}]`` → ImageContent list (None when absent)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise RpcError('"images" must be an array of {"type": "image", "data", "mimeType"} objects')
+    out: list[ImageContent] = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or not isinstance(item.get("data"), str):
+            raise RpcError(f'images[{i}] must be an object with base64 "data" and "mimeType"')
+        if not isinstance(item.get("mimeType"), str):
+            raise RpcError(f'images[{i}] is missing "mimeType"')
+        out.append(ImageContent(data=item["data"], mimeType=item["mimeType"]))
+    return out or None
+
+
+def _accepts(fn: Callable[..., Any], name: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+# ------------------------------------------------------------------------------------------- state
+
+
+def session_state(session: Any) -> dict[str, Any]:
+    model = session.model
+    state: dict[str, Any] = {
+        "model": dump(model) if model is not None else None,
+        "thinkingLevel": session.thinking_level,
+        "isStreaming": bool(session.is_streaming),
+        "isCompacting": bool(session.is_compacting),
+        "steeringMode": session.steering_mode,
+        "followUpMode": session.follow_up_mode,
+        "sessionFile": session.session_file,
+        "sessionId": session.session_id,
+        "sessionName": session.session_name,
+        "autoCompactionEnabled": bool(session.auto_compaction_enabled),
+        "messageCount": len(session.messages),
+        "pendingMessageCount": session.pending_message_count,
+    }
+    # pi leaves undefined fields out (no file for --no-session, no name until one is set)
+    for key in ("sessionFile", "sessionName"):
+        if state[key] is None:
+            del state[key]
+    return state
+
+
+def tree_json(nodes: list[Any]) -> list[dict[str, Any]]:
+    """Session tree as ``[{entry, label?, children: [...]}]`` (iterative: trees can be very deep)."""
+    roots: list[dict[str, Any]] = []
+    stack: list[tuple[Any, list[dict[str, Any]]]] = [(n, roots) for n in reversed(nodes)]
+    while stack:
+        node, siblings = stack.pop()
+        entry = node.entry.data if hasattr(node.entry, "data") else dict(node.entry)
+        item: dict[str, Any] = {"entry": entry, "children": []}
+        if node.label:
+            item["label"] = node.label
+        siblings.append(item)
+        stack.extend((child, item["children"]) for child in reversed(node.children))
+    return roots
+
+
+# ---------------------------------------------------------------------------------------- handlers
+
+Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+
+
+async def _steer(session: Any, cmd: dict[str, Any]) -> Any:
+    await _maybe(session.steer(_str_field(cmd, "message", "steer"), parse_images(cmd.get("images"))))
+    return NO_DATA
+
+
+async def _follow_up(session: Any, cmd: dict[str, Any]) -> Any:
+    await _maybe(session.follow_up(_str_field(cmd, "message", "follow_up"), parse_images(cmd.get("images"))))
+    return NO_DATA
+
+
+async def _abort(session: Any, cmd: dict[str, Any]) -> Any:
+    await _maybe(session.abort())
+    return NO_DATA
+
+
+def _cancelled(result: Any) -> bool:
+    # AgentSession answers False when something (an extension) vetoed the switch; anything else is done
+    return result is False
+
+
+async def _new_session(session: Any, cmd: dict[str, Any]) -> Any:
+    parent = cmd.get("parentSession")
+    if parent is not None and _accepts(session.new_session, "parent_session"):
+        result = await _maybe(session.new_session(parent_session=parent))
+    else:
+        result = await _maybe(session.new_session())
+    return {"cancelled": _cancelled(result)}
+
+
+async def _get_state(session: Any, cmd: dict[str, Any]) -> Any:
+    return session_state(session)
+
+
+async def _get_messages(session: Any, cmd: dict[str, Any]) -> Any:
+    return {"messages": [message_json(m) for m in session.messages]}
+
+
+async def _set_model(session: Any, cmd: dict[str, Any]) -> Any:
+    provider = _str_field(cmd, "provider", "set_model")
+    model_id = _str_field(cmd, "modelId", "set_model")
+    models = await _maybe(session.model_registry.get_available())
+    model = next((m for m in models if m.provider == provider and m.id == model_id), None)
+    if model is None:
+        raise RpcError(f"Model not found: {provider}/{model_id}")
+    await _maybe(session.set_model(model))
+    return dump(model)
+
+
+async def _cycle_model(session: Any, cmd: dict[str, Any]) -> Any:
+    result = await _maybe(session.cycle_model())
+    if result is None:
+        return None
+    model = result if isinstance(result, Model) else getattr(result, "model", None)
+    return {
+        "model": dump(model) if model is not None else None,
+        "thinkingLevel": getattr(result, "thinking_level", None) or session.thinking_level,
+        "isScoped": bool(getattr(result, "is_scoped", bool(getattr(session, "scoped_models", None)))),
+    }
+
+
+async def _get_available_models(session: Any, cmd: dict[str, Any]) -> Any:
+    models = await _maybe(session.model_registry.get_available())
+    return {"models": [dump(m) for m in models]}
+
+
+async def _set_thinking_level(session: Any, cmd: dict[str, Any]) -> Any:
+    level = _str_field(cmd, "level", "set_thinking_level")
+    if level not in THINKING_LEVELS:
+        raise RpcError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
+    await _maybe(session.set_thinking_level(level))
+    return NO_DATA
+
+
+async def _cycle_thinking_level(session: Any, cmd: dict[str, Any]) -> Any:
+    level = await _maybe(session.cycle_thinking_level())
+    return None if level is None else {"level": level}
+
+
+def _queue_mode(cmd: dict[str, Any], command: str) -> str:
+    mode = _str_field(cmd, "mode", command)
+    if mode not in QUEUE_MODES:
+        raise RpcError(f'Invalid mode "{mode}". Valid values: {", ".join(QUEUE_MODES)}')
+    return mode
+
+
+async def _set_steering_mode(session: Any, cmd: dict[str, Any]) -> Any:
+    await _maybe(session.set_steering_mode(_queue_mode(cmd, "set_steering_mode")))
+    return NO_DATA
+
+
+async def _set_follow_up_mode(session: Any, cmd: dict[str, Any]) -> Any:
+    await _maybe(session.set_follow_up_mode(_queue_mode(cmd, "set_follow_up_mode")))
+    return NO_DATA
+
+
+async def _compact(session: Any, cmd: dict[str, Any]) -> Any:
+    instructions = cmd.get("customInstructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise RpcError('"customInstructions" must be a string')
+    result = await _maybe(session.compact(instructions))
+    return compaction_result_json(result)
+
+
+async def _set_auto_compaction(session: Any, cmd: dict[str, Any]) -> Any:
+    await _maybe(session.set_auto_compaction_enabled(_bool_field(cmd, "enabled", "set_auto_compaction")))
+    return NO_DATA
+
+
+async def _set_auto_retry(session: Any, cmd: dict[str, Any]) -> Any:
+    await _maybe(session.set_auto_retry_enabled(_bool_field(cmd, "enabled", "set_auto_retry")))
+    return NO_DATA
+
+
+async def _abort_retry(session: Any, cmd: dict[str, Any]) -> Any:
+    await _maybe(session.abort_retry())
+    return NO_DATA
+
+
+def bash_result_json(result: Any) -> dict[str, Any]:
+    if isinstance(result, dict):
+        return result
+    out: dict[str, Any] = {
+        "output": result.output,
+        "exitCode": result.exit_code,
+        "cancelled": result.cancelled,
+        "truncated": result.truncated,
+    }
+    if getattr(result, "full_output_path", None):
+        out["fullOutputPath"] = result.full_output_path
+    return out
+
+
+async def _bash(session: Any, cmd: dict[str, Any]) -> Any:
+    result = await _maybe(session.execute_bash(_str_field(cmd, "command", "bash")))
+    return bash_result_json(result)
+
+
+async def _abort_bash(session: Any, cmd: dict[str, Any]) -> Any:
+    await _maybe(session.abort_bash())
+    return NO_DATA
+
+
+async def _get_session_stats(session: Any, cmd: dict[str, Any]) -> Any:
+    return _as_json(await _maybe(session.get_session_stats()))
+
+
+async def _export_html(session: Any, cmd: dict[str, Any]) -> Any:
+    out = cmd.get("outputPath")
+    if out is not None and not isinstance(out, str):
+        raise RpcError('"outputPath" must be a string')
+    exporter = getattr(session, "export_to_html", None)
+    if callable(exporter):
+        return {"path": await _maybe(exporter(out))}
+    path = await asyncio.to_thread(export_session_to_html, session, out)
+    return {"path": path}
+
+
+def export_session_to_html(session: Any, out_path: str | None) -> str:
+    """Export the live session; an unsaved (or in-memory) one is exported from a temporary copy."""
+    from pi_app.session.export import default_export_path, export_session_html
+    from pi_app.session.store.entries import to_line
+
+    manager = session.session_manager
+    session_file = session.session_file
+    tools = list(getattr(getattr(session.agent, "state", None), "tools", None) or [])
+    leaf = manager.leaf_id
+    if session_file and os.path.exists(session_file) and os.path.getsize(session_file) > 0:
+        target = out_path or default_export_path(session_file)
+        target = os.path.join(session.cwd, target) if not os.path.isabs(target) else target
+        return export_session_html(
+            session_file, target, system_prompt=session.system_prompt, tools=tools, leaf_id=leaf
+        )
+    entries = manager.raw_entries()
+    if not entries:
+        raise RpcError("Nothing to export yet - start a conversation first")
+    name = os.path.basename(session_file) if session_file else f"{session.session_id}.jsonl"
+    target = out_path or default_export_path(name)
+    target = os.path.join(session.cwd, target) if not os.path.isabs(target) else target
+    with tempfile.TemporaryDirectory(prefix="pi-export-") as tmp:
+        copy = os.path.join(tmp, name)
+        with open(copy, "wb") as fh:
+            fh.write(to_line(dict(manager.raw_header())))
+            for entry in entries:
+                fh.write(to_line(entry.data if hasattr(entry, "data") else dict(entry)))
+        return export_session_html(
+            copy, target, system_prompt=session.system_prompt, tools=tools, leaf_id=leaf
+        )
+
+
+async def _switch_session(session: Any, cmd: dict[str, Any]) -> Any:
+    path = _str_field(cmd, "sessionPath", "switch_session")
+    result = await _maybe(session.switch_session(path))
+    return {"cancelled": _cancelled(result)}
+
+
+async def _fork(session: Any, cmd: dict[str, Any]) -> Any:
+    result = await _maybe(session.fork(_str_field(cmd, "entryId", "fork")))
+    if isinstance(result, tuple):
+        text, cancelled = result
+    else:
+        text = getattr(result, "selected_text", getattr(result, "text", None))
+        cancelled = bool(getattr(result, "cancelled", False))
+    return {"text": text, "cancelled": bool(cancelled)}
+
+
+async def _clone(session: Any, cmd: dict[str, Any]) -> Any:
+    result = await _maybe(session.clone())
+    return {"cancelled": _cancelled(result)}
+
+
+async def _get_fork_messages(session: Any, cmd: dict[str, Any]) -> Any:
+    messages = []
+    for item in await _maybe(session.get_fork_messages()):
+        if isinstance(item, tuple):
+            messages.append({"entryId": item[0], "text": item[1]})
+        elif isinstance(item, dict):
+            messages.append({"entryId": item.get("entryId", item.get("entry_id")), "text": item.get("text")})
+        else:
+            messages.append({"entryId": item.entry_id, "text": item.text})
+    return {"messages": messages}
+
+
+async def _get_last_assistant_text(session: Any, cmd: dict[str, Any]) -> Any:
+    return {"text": await _maybe(session.get_last_assistant_text())}
+
+
+async def _set_session_name(session: Any, cmd: dict[str, Any]) -> Any:
+    name = _str_field(cmd, "name", "set_session_name").strip()
+    if not name:
+        raise RpcError("Session name cannot be empty")
+    await _maybe(session.set_session_name(name))
+    return NO_DATA
+
+
+async def _get_commands(session: Any, cmd: dict[str, Any]) -> Any:
+    getter = getattr(session, "get_commands", None)
+    if callable(getter):
+        commands = await _maybe(getter())
+        return {"commands": [_as_json(c) for c in commands]}
+    out: list[dict[str, Any]] = []
+    for t in session.prompt_templates:
+        out.append(
+            {
+                "name": t.name,
+                "description": t.description,
+                "source": "prompt",
+                "location": t.source,
+                "path": t.file_path,
+            }
+        )
+    for s in session.skills:
+        out.append(
+            {
+                "name": f"skill:{s.name}",
+                "description": s.description,
+                "source": "skill",
+                "location": s.source,
+                "path": s.file_path,
+            }
+        )
+    return {"commands": out}
+
+
+# ---- beyond pi: the session tree
+
+
+async def _get_tree(session: Any, cmd: dict[str, Any]) -> Any:
+    manager = session.session_manager
+    return {"tree": tree_json(manager.get_tree()), "leafId": manager.leaf_id}
+
+
+async def _navigate_tree(session: Any, cmd: dict[str, Any]) -> Any:
+    target = _str_field(cmd, "targetId", "navigate_tree")
+    for key in ("customInstructions", "label"):
+        if cmd.get(key) is not None and not isinstance(cmd.get(key), str):
+            raise RpcError(f'"{key}" must be a string')
+    result = await _maybe(
+        session.navigate_tree(
+            target,
+            summarize=bool(cmd.get("summarize", False)),
+            custom_instructions=cmd.get("customInstructions"),
+            replace_instructions=bool(cmd.get("replaceInstructions", False)),
+            label=cmd.get("label"),
+        )
+    )
+    error = getattr(result, "error", None)
+    if error:
+        raise RpcError(error)
+    data: dict[str, Any] = {"cancelled": bool(getattr(result, "cancelled", False))}
+    if getattr(result, "editor_text", None) is not None:
+        data["editorText"] = result.editor_text
+    if getattr(result, "summary_entry_id", None) is not None:
+        data["summaryEntryId"] = result.summary_entry_id
+    return data
+
+
+async def _set_label(session: Any, cmd: dict[str, Any]) -> Any:
+    entry_id = _str_field(cmd, "entryId", "set_label")
+    label = cmd.get("label")
+    if label is not None and not isinstance(label, str):
+        raise RpcError('"label" must be a string')
+    if session.session_manager.get_raw_entry(entry_id) is None:
+        raise RpcError(f"Entry {entry_id} not found")
+    await _maybe(session.set_label(entry_id, label.strip() or None if label else None))
+    return NO_DATA
+
+
+HANDLERS: dict[str, Handler] = {
+    "steer": _steer,
+    "follow_up": _follow_up,
+    "abort": _abort,
+    "new_session": _new_session,
+    "get_state": _get_state,
+    "get_messages": _get_messages,
+    "set_model": _set_model,
+    "cycle_model": _cycle_model,
+    "get_available_models": _get_available_models,
+    "set_thinking_level": _set_thinking_level,
+    "cycle_thinking_level": _cycle_thinking_level,
+    "set_steering_mode": _set_steering_mode,
+    "set_follow_up_mode": _set_follow_up_mode,
+    "compact": _compact,
+    "set_auto_compaction": _set_auto_compaction,
+    "set_auto_retry": _set_auto_retry,
+    "abort_retry": _abort_retry,
+    "bash": _bash,
+    "abort_bash": _abort_bash,
+    "get_session_stats": _get_session_stats,
+    "export_html": _export_html,
+    "switch_session": _switch_session,
+    "fork": _fork,
+    "clone": _clone,
+    "get_fork_messages": _get_fork_messages,
+    "get_last_assistant_text": _get_last_assistant_text,
+    "set_session_name": _set_session_name,
+    "get_commands": _get_commands,
+    "get_tree": _get_tree,
+    "navigate_tree": _navigate_tree,
+    "set_label": _set_label,
+}

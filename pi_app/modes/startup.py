@@ -1,0 +1,291 @@
+"""From parsed command line to a running mode: config, session selection, the AgentSession, the mode.
+
+Imported by ``pi_app.cli`` only after the ``--version``/``--help`` fast paths. Every user-facing failure is
+a :class:`StartupError` whose message is the one line ``pi`` prints to stderr before exiting 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_app.cli_args import CliArgs, CliError, process_file_args
+
+
+class StartupError(Exception):
+    """Startup cannot go on; ``str(err)`` is the one line for stderr."""
+
+
+@dataclass
+class Config:
+    cwd: str
+    agent_dir: str
+    settings: Any
+    auth: Any
+    registry: Any
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_config(cwd: str) -> Config:
+    from pi_app.session.config import AuthStorage, ModelRegistry, SettingsManager
+    from pi_app.session.config import agent_dir as config_agent_dir
+
+    adir = str(config_agent_dir())
+    settings = SettingsManager.create(cwd, adir)
+    auth = AuthStorage.create(Path(adir) / "auth.json")
+    registry = ModelRegistry(auth, Path(adir) / "models.json")
+    cfg = Config(cwd, adir, settings, auth, registry)
+    if registry.error:
+        cfg.warnings.append(f"Warning: {registry.error}")
+    return cfg
+
+
+def no_model_message(agent_dir: str) -> str:
+    models_json = os.path.join(agent_dir, "models.json")
+    return (
+        "No models available. Set a provider API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), "
+        f"run /login in interactive pi, or add a provider to {models_json} "
+        '(a local OpenAI-compatible server works: "api": "openai-completions", "baseUrl": "http://127.0.0.1:PORT/v1").'
+    )
+
+
+# --------------------------------------------------------------------------------- sessions
+
+
+def effective_session_dir(args: CliArgs, settings: Any) -> str | None:
+    """``--session-dir`` > ``PI_CODING_AGENT_SESSION_DIR`` > settings ``sessionDir``."""
+    value = args.session_dir or os.environ.get("PI_CODING_AGENT_SESSION_DIR") or settings.settings.sessionDir
+    return os.path.abspath(os.path.expanduser(value)) if value else None
+
+
+def _looks_like_path(arg: str) -> bool:
+    return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
+
+
+def resolve_session_arg(arg: str, cwd: str, session_dir: str | None) -> tuple[str, str | None]:
+    """(path, cwd of its project when it belongs to another project). ``arg`` is a path or an id prefix."""
+    from pi_app.session.store import list_all_sessions, list_sessions
+
+    if _looks_like_path(arg):
+        return os.path.abspath(os.path.expanduser(arg)), None
+    local = [s for s in list_sessions(cwd, session_dir) if s.id.startswith(arg)]
+    if local:
+        return local[0].path, None
+    other = [s for s in list_all_sessions() if s.id.startswith(arg)]
+    if other:
+        return other[0].path, other[0].cwd
+    raise StartupError(f"No session found matching '{arg}'")
+
+
+def _confirm_fork(other_cwd: str) -> bool:
+    """Ask on a terminal (as pi does); without one, fork (the caller says so on stderr)."""
+    print(f"Session found in different project: {other_cwd}", file=sys.stderr)
+    if not sys.stdin.isatty():
+        print("Forking it into the current directory.", file=sys.stderr)
+        return True
+    answer = input("Fork this session into current directory? [y/N] ").strip().lower()
+    return answer in ("y", "yes")
+
+
+def create_session_manager(args: CliArgs, cfg: Config) -> Any:
+    """The SessionManager the flags ask for, or None for a new session in the default place."""
+    from pi_app.session.store import SessionFileError, SessionManager
+
+    session_dir = effective_session_dir(args, cfg.settings)
+    try:
+        if args.no_session:
+            return SessionManager.in_memory(cfg.cwd)
+        if args.fork:
+            path, _ = resolve_session_arg(args.fork, cfg.cwd, session_dir)
+            if not os.path.exists(path):
+                raise StartupError(f"Session file not found: {path}")
+            return SessionManager.fork_from(path, cfg.cwd, session_dir)
+        if args.session:
+            path, other_cwd = resolve_session_arg(args.session, cfg.cwd, session_dir)
+            if other_cwd is not None and os.path.realpath(other_cwd) != os.path.realpath(cfg.cwd):
+                if not _confirm_fork(other_cwd):
+                    raise StartupError("Aborted.")
+                return SessionManager.fork_from(path, cfg.cwd, session_dir)
+            return SessionManager.open(path, session_dir)
+        if args.continue_session:
+            return SessionManager.continue_recent(cfg.cwd, session_dir)
+        if session_dir:
+            return SessionManager.create(cfg.cwd, session_dir)
+    except SessionFileError as exc:
+        raise StartupError(str(exc)) from exc
+    except OSError as exc:
+        raise StartupError(f"Cannot open session: {exc}") from exc
+    return None
+
+
+def format_session_list(cwd: str, session_dir: str | None) -> str:
+    """Non-interactive ``--resume``: the sessions of this directory, newest first."""
+    from pi_app.session.store import list_sessions
+
+    sessions = list_sessions(cwd, session_dir)
+    if not sessions:
+        return "No sessions found for this directory.\n"
+    lines = []
+    for s in sessions:
+        first = " ".join((s.name or s.first_message or "").split())
+        first = first[:70] + "…" if len(first) > 71 else first
+        when = s.modified.astimezone().strftime("%Y-%m-%d %H:%M")
+        lines.append(f"{s.id}  {when}  {s.message_count:>4} msgs  {first}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------- session
+
+
+async def create_session(args: CliArgs, cfg: Config, manager: Any) -> Any:
+    from pi_app.session.assembly import create_agent_session
+
+    scoped = args.models if args.models is not None else (cfg.settings.settings.enabledModels or [])
+    if args.provider and not args.model:
+        # --provider alone: its default (first available) model
+        models = [m for m in cfg.registry.get_available() if m.provider == args.provider]
+        if not models:
+            known = cfg.registry.providers() if hasattr(cfg.registry, "providers") else []
+            if args.provider not in known:
+                raise StartupError(f'Unknown provider "{args.provider}"')
+            raise StartupError(f'No API key found for "{args.provider}"')
+        model: Any = models[0]
+    else:
+        model = args.model
+    append = "\n\n".join(args.append_system_prompt) if args.append_system_prompt else None
+    try:
+        session = await create_agent_session(
+            cfg.cwd,
+            cfg.agent_dir,
+            model=model,
+            provider=args.provider,
+            thinking_level=args.thinking,
+            tools=args.tools,
+            no_tools=args.no_tools and not args.tools,
+            system_prompt=args.system_prompt,
+            append_system_prompt=append,
+            skills_paths=args.skills,
+            no_skills=args.no_skills,
+            template_paths=args.prompt_templates,
+            no_templates=args.no_prompt_templates,
+            session=manager,
+            api_key=args.api_key,
+            scoped_models=scoped,
+            settings=cfg.settings,
+            auth=cfg.auth,
+            model_registry=cfg.registry,
+        )
+    except ValueError as exc:
+        raise StartupError(str(exc)) from exc
+    if args.name and args.name.strip():
+        session.set_session_name(args.name.strip())
+    return session
+
+
+def initial_prompt(args: CliArgs, cwd: str) -> tuple[str | None, list[Any] | None, list[str]]:
+    """(first message with @file text, its images, the remaining messages)."""
+    messages = list(args.messages)
+    if not args.file_args:
+        first = messages.pop(0) if messages else None
+        return first, None, messages
+    text, images = process_file_args(args.file_args, cwd)
+    first = text + messages.pop(0) if messages else text
+    return first, images or None, messages
+
+
+async def run(args: CliArgs, *, interactive: bool) -> int | Callable[[], Any]:
+    """Everything after argument parsing for the session-based paths (modes and --list-models).
+
+    Returns the exit code, or for a synchronous interactive UI the call that starts it (the caller makes
+    it after this event loop has ended: a Textual app runs its own loop).
+    """
+    cwd = os.getcwd()
+    cfg = load_config(cwd)
+    warn = [*args.warnings, *cfg.warnings]
+
+    if args.list_models:
+        from pi_app.modes.list_models import format_model_table
+
+        _flush_warnings(warn)
+        sys.stdout.write(format_model_table(cfg.registry.get_available(), args.list_models_search))
+        return 0
+
+    mode = args.mode or "text"
+    if mode == "rpc" and args.file_args:
+        raise StartupError("@file arguments are not supported in RPC mode")
+    try:
+        first, images, rest = initial_prompt(args, cwd)
+    except CliError as exc:
+        raise StartupError(str(exc)) from exc
+
+    if args.resume and not interactive:
+        _flush_warnings(warn)
+        sys.stdout.write(format_session_list(cwd, effective_session_dir(args, cfg.settings)))
+        print("Resume one with: pi --session <id> (or -c for the most recent)", file=sys.stderr)
+        return 0
+
+    manager = create_session_manager(args, cfg)
+    session = await create_session(args, cfg, manager)
+    warn += list(getattr(session, "resource_warnings", []))
+    if interactive:
+        return await _run_interactive(session, args, first, images, rest, warn)
+    _flush_warnings(warn)
+    if session.model is None:
+        fallback = getattr(session, "model_fallback_message", None)
+        if args.model and fallback:
+            raise StartupError(fallback.splitlines()[0])
+        raise StartupError(no_model_message(cfg.agent_dir))
+
+    if mode == "rpc":
+        from pi_app.modes.rpc_mode import run_rpc_mode
+
+        return await run_rpc_mode(session)
+    from pi_app.modes.print_mode import run_print_mode
+
+    return await run_print_mode(
+        session,
+        mode="json" if mode == "json" else "text",
+        messages=rest,
+        initial_message=first,
+        initial_images=images,
+    )
+
+
+def _flush_warnings(warnings: list[str]) -> None:
+    for w in warnings:
+        print(w if w.lower().startswith("warning") else f"Warning: {w}", file=sys.stderr)
+    warnings.clear()
+
+
+INTERACTIVE_MISSING = "pi: the interactive UI is not available yet; use -p, --mode json or --mode rpc"
+
+
+async def _run_interactive(
+    session: Any, args: CliArgs, first: str | None, images: Any, rest: list[str], warnings: list[str]
+) -> int | Callable[[], Any]:
+    import inspect
+
+    try:
+        from pi_app.tui import run_interactive  # type: ignore[attr-defined]
+    except ImportError:
+        print(INTERACTIVE_MISSING, file=sys.stderr)
+        return 1
+    offered: dict[str, Any] = {
+        "initial_message": first,
+        "initial_images": images,
+        "initial_messages": rest,
+        "verbose": args.verbose,
+        "resume": args.resume,
+        "warnings": warnings,
+        "model_fallback_message": getattr(session, "model_fallback_message", None),
+    }
+    params = inspect.signature(run_interactive).parameters
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    kwargs = {k: v for k, v in offered.items() if takes_any or k in params}
+    if not inspect.iscoroutinefunction(run_interactive):
+        return lambda: run_interactive(session, **kwargs)
+    return int(await run_interactive(session, **kwargs) or 0)
