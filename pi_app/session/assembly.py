@@ -31,7 +31,7 @@ from pi_app.session.resources.context_files import ContextFile, load_context_fil
 from pi_app.session.resources.skills import Skill, load_skills
 from pi_app.session.resources.system_prompt import SystemPromptOptions, build_system_prompt
 from pi_app.session.resources.templates import PromptTemplate, load_prompt_templates
-from pi_app.session.store import SessionManager
+from pi_app.session.store import SessionManager, encode_cwd
 from pi_app.tools import DEFAULT_TOOL_NAMES, create_tool
 from pi_app.tools.options import ToolOptions
 
@@ -177,7 +177,16 @@ async def create_agent_session(
     if auth is None:
         auth = AuthStorage.create(Path(adir) / "auth.json")
     registry = model_registry or ModelRegistry(auth, Path(adir) / "models.json")
-    manager = session or SessionManager.create(cwd_s)
+    if session is None:
+        configured = settings.settings.sessionDir
+        if configured:
+            session_dir = Path(os.path.expanduser(configured))
+        elif agent_dir is not None:
+            session_dir = Path(adir) / "sessions" / encode_cwd(cwd_s)
+        else:
+            session_dir = None  # the store's default under $PI_CODING_AGENT_DIR
+        session = SessionManager.create(cwd_s, session_dir)
+    manager = session
     warnings = settings.drain_warnings() + auth.drain_warnings()
     if registry.error:
         warnings.append(registry.error)

@@ -188,6 +188,7 @@ class NavigationMixin:
         sm = self.session_manager
         await self.abort()
         self.agent.reset()
+        self.clear_queue()
         sm.new_session()
         self._start_new_session_entries()
         self._after_session_change()
@@ -197,6 +198,7 @@ class NavigationMixin:
         """Open another session file (resume): messages, model and thinking level come from it."""
         sm = self.session_manager
         await self.abort()
+        self.clear_queue()
         sm.set_session_file(path)
         self._after_session_change()
         ctx = sm.build_session_context()

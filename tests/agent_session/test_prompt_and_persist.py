@@ -205,3 +205,72 @@ async def test_in_memory_session_never_writes(tmp_path, faux):
     await s.prompt("x")
     assert s.session_file is None
     assert list(tmp_path.glob("**/*.jsonl")) == []
+
+
+async def test_abort_mid_stream_leaves_valid_file(tmp_path, faux):
+    s = await make_session(tmp_path)
+    Script(
+        faux, faux_text("first"), FauxResponse(steps=faux_text("x" * 400).steps, delay_s=0.005, chunk_size=1)
+    )
+    await s.prompt("one")  # the file exists from here on
+    task = asyncio.create_task(s.prompt("two"))
+    while not (s.agent.state.streaming_message is not None):
+        await asyncio.sleep(0.001)
+    await s.abort()
+    await asyncio.wait_for(task, 5)
+    assert not s.is_streaming
+    last = entries(s.session_file)[-1]["message"]
+    assert last["role"] == "assistant" and last["stopReason"] == "aborted"
+    assert reopen(s.session_file).build_session_context().messages[-1].stopReason == "aborted"
+
+
+async def test_steer_during_tool_run(tmp_path, faux):
+    s = await make_session(tmp_path)
+    rec = Recorder()
+    s.subscribe(rec)
+    script = Script(
+        faux,
+        FauxResponse(steps=faux_tool("bash", {"command": "sleep 0.2"}).steps, delay_s=0.001),
+        faux_text("steered"),
+    )
+    task = asyncio.create_task(s.prompt("start"))
+    while "tool_execution_start" not in rec.types():
+        await asyncio.sleep(0.005)
+    await s.steer("change course")
+    assert s.get_steering_messages() == ["change course"]
+    await task
+    assert texts(script.agent_requests[-1].messages)[-1] == "user:change course"
+    assert s.get_steering_messages() == []
+    assert rec.of("queue_update")[-1].to_json() == {"type": "queue_update", "steering": [], "followUp": []}
+
+
+async def test_event_json_shapes(tmp_path, faux):
+    from pi_app.session.compaction.summarize import CompactionResult
+    from pi_app.session.session_events import CompactionEndEvent
+
+    ev = CompactionEndEvent("manual", CompactionResult("S", "abc", 1200, {"readFiles": []}))
+    assert ev.to_json() == {
+        "type": "compaction_end",
+        "reason": "manual",
+        "result": {
+            "summary": "S",
+            "firstKeptEntryId": "abc",
+            "tokensBefore": 1200,
+            "details": {"readFiles": []},
+        },
+        "aborted": False,
+        "willRetry": False,
+    }
+
+
+async def test_block_images_setting(tmp_path, faux):
+    from pi_app.ai.types import ImageContent
+
+    s = await make_session(tmp_path, settings={"images": {"blockImages": True}})
+    script = Script(faux, faux_text("ok"))
+    img = ImageContent(data="aGVsbG8=", mimeType="image/png")
+    await s.prompt("look", images=[img, img])
+    sent = script.agent_requests[0].messages[-1].content
+    assert [c.text for c in sent] == ["look", "Image reading is disabled."]
+    stored = [e["message"] for e in entries(s.session_file) if e.get("message", {}).get("role") == "user"]
+    assert stored[0]["content"][1]["type"] == "image"  # the file keeps the image; only the request drops it
