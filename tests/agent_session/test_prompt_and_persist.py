@@ -274,3 +274,37 @@ async def test_block_images_setting(tmp_path, faux):
     assert [c.text for c in sent] == ["look", "Image reading is disabled."]
     stored = [e["message"] for e in entries(s.session_file) if e.get("message", {}).get("role") == "user"]
     assert stored[0]["content"][1]["type"] == "image"  # the file keeps the image; only the request drops it
+
+
+async def test_cycle_scoped_models(tmp_path, faux):
+    from pi_app.session.config import ScopedModel
+
+    a, b = faux_model(id="faux-a"), faux_model(id="faux-b", reasoning=False)
+    s = await make_session(tmp_path, model=a, scoped_models=[ScopedModel(a, "low"), ScopedModel(b)])
+    assert (await s.cycle_model()).id == "faux-b" and s.thinking_level == "off"
+    assert (await s.cycle_model("backward")).id == "faux-a" and s.thinking_level == "low"
+    s.scoped_models = s.scoped_models[:1]
+    assert await s.cycle_model() is None
+
+
+async def test_resume_with_missing_model_explains_fallback(tmp_path, faux):
+    s = await make_session(tmp_path)
+    Script(faux, faux_text("hi"))
+    await s.prompt("x")
+    resumed = await make_session(tmp_path, session=reopen(s.session_file), model=None)
+    assert resumed.model is None  # faux-1 is not in the registry and nothing else has a key
+    assert resumed.model_fallback_message
+    assert len(resumed.messages) == len(s.messages)
+    with pytest.raises(RuntimeError, match="No model selected"):
+        await resumed.prompt("again")
+
+
+async def test_reload_picks_up_new_context_file(tmp_path, faux):
+    s = await make_session(tmp_path)
+    assert "PROJECT RULE 7" not in s.system_prompt
+    (tmp_path / "proj" / "AGENTS.md").write_text("PROJECT RULE 7")
+    await s.reload()
+    assert "PROJECT RULE 7" in s.system_prompt
+    script = Script(faux, faux_text("ok"))
+    await s.prompt("hi")
+    assert "PROJECT RULE 7" in script.agent_requests[0].systemPrompt
