@@ -30,7 +30,6 @@ from pi_app.session.assembly import (
 )
 from pi_app.session.auto_compaction import CompactionMixin
 from pi_app.session.config import ModelRegistry, ScopedModel, SettingsManager
-from pi_app.session.messages import BashExecutionMessage
 from pi_app.session.navigation import NavigateResult, NavigationMixin, content_text
 from pi_app.session.resources.skills import Skill, expand_skill_command
 from pi_app.session.resources.system_prompt import DOCS_URL
@@ -46,7 +45,7 @@ from pi_app.session.session_events import (
 )
 from pi_app.session.stats import SessionStats, compute_context_usage, compute_stats
 from pi_app.session.store import SessionManager
-from pi_app.session.user_bash import BashResult, run_user_bash
+from pi_app.session.user_bash import UserBashMixin
 from pi_app.tools.options import ToolOptions
 
 log = logging.getLogger(__name__)
@@ -66,7 +65,7 @@ Listener = Callable[[Any], Any]
 __all__ = ["BUSY_TEXT", "AgentSession", "NavigateResult"]
 
 
-class AgentSession(CompactionMixin, NavigationMixin):
+class AgentSession(CompactionMixin, NavigationMixin, UserBashMixin):
     def __init__(
         self,
         *,
@@ -99,7 +98,7 @@ class AgentSession(CompactionMixin, NavigationMixin):
         self._listeners: list[Listener] = []
         self._steering_texts: list[str] = []
         self._follow_up_texts: list[str] = []
-        self._pending_bash: list[BashExecutionMessage] = []
+        self._pending_bash = []
         self._running = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -522,56 +521,6 @@ class AgentSession(CompactionMixin, NavigationMixin):
         self._tasks = getattr(self, "_tasks", set())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    # ================================================================== user bash
-    async def execute_bash(
-        self,
-        command: str,
-        exclude_from_context: bool = False,
-        on_chunk: Callable[[str], Any] | None = None,
-    ) -> BashResult:
-        """Run the user's ``!cmd`` (``!!cmd``: ``exclude_from_context``) and record it as a bashExecution
-        message; while the agent runs it is held back and added once the run ends."""
-        if self._bash_controller is not None:
-            raise RuntimeError("A bash command is already running.")
-        controller = AbortController()
-        self._bash_controller = controller
-        try:
-            result = await run_user_bash(command, self.cwd, self._tool_options, controller.signal, on_chunk)
-        finally:
-            self._bash_controller = None
-        message = BashExecutionMessage(
-            command=command,
-            output=result.output,
-            exitCode=result.exit_code,
-            cancelled=result.cancelled,
-            truncated=result.truncated,
-            fullOutputPath=result.full_output_path,
-            excludeFromContext=True if exclude_from_context else None,
-        )
-        if self.agent.state.is_streaming:
-            self._pending_bash.append(message)  # between a tool call and its result would break the turn
-        else:
-            self._record_bash(message)
-        return result
-
-    def abort_bash(self) -> None:
-        if self._bash_controller is not None:
-            self._bash_controller.abort()
-
-    def _record_bash(self, message: BashExecutionMessage) -> None:
-        self.agent.append_message(message)
-        try:
-            self.session_manager.append_message(message)
-        except OSError as exc:
-            self.resource_warnings.append(f"Could not write session file {self.session_file}: {exc}")
-
-    def _flush_pending_bash(self) -> None:
-        if self.agent.state.is_streaming:
-            return
-        pending, self._pending_bash = self._pending_bash, []
-        for message in pending:
-            self._record_bash(message)
 
     # ================================================================== session info
     def set_session_name(self, name: str) -> None:
