@@ -295,7 +295,7 @@ class Agent:
         model = self._state.model
         text = str(exc) or type(exc).__name__
         msg = AssistantMessage(
-            content=[TextContent(text="")],
+            content=[],  # pi writes an empty content list for a failed run
             api=model.api if model else "",
             provider=model.provider if model else "",
             model=model.id if model else "",

@@ -40,15 +40,6 @@ class _StreamingAccumulator(OutputAccumulator):
             self._on_chunk(text)
 
 
-class _NoUpdates:
-    """The executor's progress hook; user commands stream through the accumulator instead."""
-
-    on_update = None
-
-    def dirty(self) -> None:
-        pass
-
-
 async def run_user_bash(
     command: str,
     cwd: str,
@@ -63,7 +54,7 @@ async def run_user_bash(
     lim = options.limits_for("bash")
     acc = _StreamingAccumulator(lim.max_lines, lim.max_bytes, on_chunk)
     try:
-        outcome, code = await tool._run(full, None, signal, acc, _NoUpdates())  # type: ignore[arg-type]
+        outcome, code = await tool.run_command(full, None, signal, acc)
     except Exception as exc:  # shell missing, cwd gone: report it as the command's output
         acc.finish()
         acc.close()

@@ -137,7 +137,7 @@ class BashTool(AgentTool):
         acc = OutputAccumulator(lim.max_lines, lim.max_bytes, "pi-bash")
         updater = _Updater(acc, on_update)
         try:
-            outcome, code = await self._run(command, timeout, signal, acc, updater)
+            outcome, code = await self.run_command(command, timeout, signal, acc, updater)
         finally:
             acc.finish()
             updater.flush()
@@ -155,25 +155,30 @@ class BashTool(AgentTool):
             raise ToolError(_with_status(text, f"Command exited with code {code}"))
         return AgentToolResult(content=[TextContent(text=text)], details=details)
 
-    async def _run(
+    async def run_command(
         self,
         command: str,
         timeout: float | None,
         signal: AbortSignal | None,
         acc: OutputAccumulator,
-        updater: _Updater,
+        updater: _Updater | None = None,
     ) -> tuple[str, int | None]:
+        """Run ``command`` as given (no prefix added), feeding output into ``acc``.
+
+        Returns ``(outcome, exit_code)`` with outcome "exited", "aborted" or "timeout". Shared by the tool
+        and the user's own ``!cmd`` so both kill, stream and truncate the same way."""
         settings_hint = os.path.join(os.path.dirname(self.options.resolved_bin_dir()), "settings.json")
         argv = shell_config(self.options.shell_path, settings_hint)
         if not os.path.isdir(self.cwd):
             raise ToolError(f"Working directory does not exist: {self.cwd}\nCannot execute bash commands.")
-        if on_update := updater.on_update:
+        if updater is not None and (on_update := updater.on_update):
             on_update(AgentToolResult(content=[], details=None))
         loop = asyncio.get_running_loop()
 
         def on_data(chunk: bytes) -> None:
             acc.append(chunk)
-            updater.dirty()
+            if updater is not None:
+                updater.dirty()
 
         transport, proto = await loop.subprocess_exec(
             lambda: _ShellProtocol(loop, on_data),

@@ -300,7 +300,7 @@ async def test_unexpected_exception_produces_synthetic_error(faux):
     await agent.prompt("go")
     last = agent.state.messages[-1]
     assert last.role == "assistant" and last.stopReason == "error"
-    assert last.errorMessage == "converter exploded" and last.content == [TextContent(text="")]
+    assert last.errorMessage == "converter exploded" and last.content == []
     assert last.usage.totalTokens == 0
     assert agent.state.error_message == "converter exploded"
     assert trace(events)[-4:] == [
