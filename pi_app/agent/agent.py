@@ -94,6 +94,7 @@ class Agent:
         on_payload: Callable[..., Any] | None = None,
         thinking_budgets: dict[str, int] | None = None,
         max_retry_delay_ms: int | None = None,
+        idle_timeout_s: float | None = None,
         tool_execution: ToolExecutionMode = "parallel",
         before_tool_call: Callable[..., Any] | None = None,
         after_tool_call: Callable[..., Any] | None = None,
@@ -111,6 +112,7 @@ class Agent:
         self.on_payload = on_payload
         self.thinking_budgets = thinking_budgets
         self.max_retry_delay_ms = max_retry_delay_ms
+        self.idle_timeout_s = idle_timeout_s
         self.tool_execution: ToolExecutionMode = tool_execution
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
@@ -326,6 +328,7 @@ class Agent:
             on_payload=self.on_payload,
             thinking_budgets=self.thinking_budgets,
             max_retry_delay_ms=self.max_retry_delay_ms,
+            idle_timeout_s=self.idle_timeout_s,
             tool_execution=self.tool_execution,
             convert_to_llm=self.convert_to_llm,
             transform_context=self.transform_context,

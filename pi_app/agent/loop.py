@@ -203,6 +203,8 @@ class _Run:
         )
         if config.max_retry_delay_ms is not None:
             options.max_retry_delay_ms = config.max_retry_delay_ms
+        if config.idle_timeout_s is not None:
+            options.idle_timeout_s = config.idle_timeout_s
         response = self.stream_fn(config.model, llm_context, options)
         if inspect.isawaitable(response):
             response = await response

@@ -106,6 +106,7 @@ class AgentLoopConfig:
     api_key: str | None = None
     thinking_budgets: dict[str, int] | None = None
     max_retry_delay_ms: int | None = None
+    idle_timeout_s: float | None = None  # a stream silent this long fails (None: provider default)
     on_payload: Callable[..., Any] | None = None
     max_tokens: int | None = None
     temperature: float | None = None

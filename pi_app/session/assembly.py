@@ -33,7 +33,7 @@ from pi_app.session.resources.system_prompt import SystemPromptOptions, build_sy
 from pi_app.session.resources.templates import PromptTemplate, load_prompt_templates
 from pi_app.session.store import SessionManager, encode_cwd
 from pi_app.tools import DEFAULT_TOOL_NAMES, create_tool
-from pi_app.tools.options import ToolOptions
+from pi_app.tools.options import OutputLimits, ToolOptions
 
 IMAGE_BLOCKED_TEXT = "Image reading is disabled."
 
@@ -99,7 +99,17 @@ def system_prompt_for(cwd: str, tool_names: list[str], res: Resources, opts: Res
 
 def tool_options_from_settings(settings: SettingsManager, agent_dir: str) -> ToolOptions:
     s = settings.settings
+    t = s.tools
+    base = OutputLimits(max_lines=t.maxLines, max_bytes=t.maxBytes)
+    per_tool = {
+        name: OutputLimits(max_lines=lim.maxLines or base.max_lines, max_bytes=lim.maxBytes or base.max_bytes)
+        for name, lim in t.limits.items()
+    }
     return ToolOptions(
+        limits=base,
+        tool_limits=per_tool,
+        grep_max_line_length=t.grepMaxLineLength,
+        bash_timeout=t.bashTimeout,
         shell_command_prefix=s.shellCommandPrefix,
         shell_path=s.shellPath,
         auto_resize_images=s.images.autoResize,
@@ -287,6 +297,7 @@ async def create_agent_session(
         get_api_key=get_api_key,
         thinking_budgets=settings.thinking_budgets() or None,
         max_retry_delay_ms=s.retry.maxDelayMs,
+        idle_timeout_s=s.httpIdleTimeoutMs / 1000 if s.httpIdleTimeoutMs else None,
     )
     if has_existing:
         agent.replace_messages(existing.messages)

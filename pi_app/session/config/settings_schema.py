@@ -46,6 +46,21 @@ class TerminalSettings(_Section):
     imageWidthCells: int = 60
 
 
+class ToolLimitSettings(_Section):
+    maxLines: int | None = None
+    maxBytes: int | None = None
+
+
+class ToolsSettings(_Section):
+    """Ours (pi has no such keys): output limits per tool and the bash default timeout."""
+
+    maxLines: int = 2000
+    maxBytes: int = 50 * 1024
+    grepMaxLineLength: int = 500
+    bashTimeout: float | None = None  # seconds; unset: no timeout unless the model gives one
+    limits: dict[str, ToolLimitSettings] = Field(default_factory=dict)  # per tool name: read, bash, grep, ...
+
+
 class ImageSettings(_Section):
     autoResize: bool = True
     blockImages: bool = False
@@ -113,6 +128,7 @@ class Settings(_Section):
     websocketConnectTimeoutMs: int = 15000
     terminal: TerminalSettings = Field(default_factory=TerminalSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
     shellPath: str | None = None
     shellCommandPrefix: str | None = None
     npmCommand: list[str] | None = None
