@@ -62,3 +62,9 @@ def parse_streaming_json(text: str) -> dict[str, Any]:
         head = candidate[: cut + 1] if candidate[cut] in "{[" else candidate[:cut]
         candidate = _complete(head)
     return {}
+
+
+def js_json(value: Any) -> str:
+    """JSON text as JavaScript's ``JSON.stringify`` writes it (compact, non-ASCII kept), so requests and
+    stored signatures match pi's byte for byte."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

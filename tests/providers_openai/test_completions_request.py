@@ -191,7 +191,7 @@ async def test_tool_result_name_and_assistant_after_tool_result(loopback):
     assert msgs[1]["tool_calls"][0] == {
         "id": "call_1",
         "type": "function",
-        "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+        "function": {"name": "bash", "arguments": '{"command":"ls"}'},
     }
     assert msgs[1]["content"] == ""
     assert msgs[2] == {"role": "tool", "content": "a.txt", "tool_call_id": "call_1", "name": "bash"}

@@ -80,7 +80,7 @@ async def test_replay_of_encrypted_reasoning_and_ids(loopback):
         "type": "function_call",
         "call_id": "call_1",
         "name": "read",
-        "arguments": '{"path": "a.txt"}',
+        "arguments": '{"path":"a.txt"}',
         "id": "fc_1",
     }
     assert items[5] == {"type": "function_call_output", "call_id": "call_1", "output": "data"}

@@ -16,6 +16,7 @@ from typing import Any
 
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
+from pi_app.ai.json_parse import js_json
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.openai_common import (
     apply_on_payload,
@@ -150,7 +151,7 @@ def _assistant_message(msg: Any, compat: dict[str, Any]) -> dict[str, Any] | Non
             {
                 "id": c.id,
                 "type": "function",
-                "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                "function": {"name": c.name, "arguments": js_json(c.arguments)},
             }
             for c in calls
         ]
@@ -451,7 +452,7 @@ class _ChunkReader:
             if d.get("type") == "reasoning.encrypted" and d.get("id") and d.get("data"):
                 for block in self.b.msg.content:
                     if block.type == "toolCall" and block.id == d["id"]:
-                        block.thoughtSignature = json.dumps(d)
+                        block.thoughtSignature = js_json(d)
 
 
 async def stream_openai_completions(

@@ -16,6 +16,7 @@ from typing import Any
 
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
+from pi_app.ai.json_parse import js_json
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.openai_common import (
     apply_on_payload,
@@ -130,7 +131,7 @@ def _assistant_items(msg: AssistantMessage, model: Model, msg_index: int) -> lis
                 "type": "function_call",
                 "call_id": call_id,
                 "name": block.name,
-                "arguments": json.dumps(block.arguments),
+                "arguments": js_json(block.arguments),
             }
             if item_id and not (other_model and item_id.startswith("fc_")):
                 call["id"] = item_id
@@ -297,7 +298,7 @@ class _EventReader:
         block = self.b.msg.content[idx]
         if block.type == "thinking":
             block.thinking = "\n\n".join(s.text for s in (getattr(item, "summary", None) or []))
-            return self.b.end_thinking(idx, signature=json.dumps(_dump_item(item)))
+            return self.b.end_thinking(idx, signature=js_json(_dump_item(item)))
         if block.type == "text":
             parts = getattr(item, "content", None) or []
             block.text = "".join(
