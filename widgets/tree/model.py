@@ -243,6 +243,11 @@ class TreeModel:
             node._search = search_text(node.entry, self._shown(i), self.labels.get(node.id))
         return node._search
 
+    def warm_search(self) -> None:
+        """Build every entry's search text now (the screen calls this right after opening)."""
+        for i in range(len(self._nodes)):
+            self._search(i)
+
     # ------------------------------------------------------------------ filtering and layout
     def _passes(self, i: int) -> bool:
         node = self._nodes[i]

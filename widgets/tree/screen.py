@@ -1,0 +1,342 @@
+"""The /tree browser: the session tree on the left, the selected entry in full on the right, one key per action.
+
+Pushed by the App (``push_screen(TreeBrowserScreen(model), callback)``); it returns a :class:`TreeAction` or
+None (Esc). Keys follow pi's tree selector — ↑/↓ wrap, ←/→ page, Ctrl/Alt+←/→ fold or jump between branch
+segments, Ctrl+D/T/U/L/A filters, Ctrl+O / Ctrl+Shift+O cycle, typing searches — plus the actions: Enter
+continue here, ``f`` fork to a new file, ``c`` clone the path, ``y`` copy the text, Shift+L label. While the
+search is empty, ``f``/``c``/``y`` are actions; ``/`` starts a search explicitly (then every key types).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from .model import TreeModel
+from .tree_list import TreeList
+
+ActionKind = Literal["continue", "fork", "clone", "copy", "label"]
+PREVIEW_LIMIT = 6000  # characters per preview section; the whole text is one `y` away
+
+FOOTER_KEYS = (
+    "enter continue here · f fork to new file · c clone path · y copy · L label · "
+    "^D/^T/^U/^L/^A filters (^O cycle) · ^←/^→ fold/branch · / search · esc cancel"
+)
+
+
+@dataclass(frozen=True)
+class TreeAction:
+    kind: ActionKind
+    entry_id: str
+    label: str | None = None
+    text: str | None = None  # copy: the entry text; continue/fork on a user message: its text for the editor
+
+
+class TreeBrowserScreen(Screen[TreeAction | None]):
+    """Browse a session tree and pick an entry and what to do with it."""
+
+    DEFAULT_CSS = """
+    TreeBrowserScreen { background: $background; }
+    TreeBrowserScreen #tree-title { height: 1; padding: 0 1; color: $pi-text; text-style: bold; }
+    TreeBrowserScreen #tree-search { height: 1; padding: 0 1; color: $pi-muted; }
+    TreeBrowserScreen #tree-body { height: 1fr; border-top: solid $pi-border; border-bottom: solid $pi-border; }
+    TreeBrowserScreen TreeList { width: 3fr; }
+    TreeBrowserScreen #tree-preview {
+        width: 2fr;
+        border-left: solid $pi-border-muted;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    TreeBrowserScreen #tree-preview-text { width: 1fr; height: auto; }
+    TreeBrowserScreen #tree-status { height: 1; padding: 0 1; color: $pi-muted; }
+    TreeBrowserScreen #tree-label-box { height: auto; padding: 0 1; display: none; }
+    TreeBrowserScreen #tree-label-box.editing { display: block; }
+    TreeBrowserScreen #tree-label-hint { color: $pi-muted; }
+    TreeBrowserScreen #tree-label-input { border: tall $pi-border-accent; }
+    TreeBrowserScreen #tree-keys { height: auto; padding: 0 1; color: $pi-dim; }
+    """
+
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("up", "move(-1)", show=False, priority=True),
+        Binding("down", "move(1)", show=False, priority=True),
+        Binding("left,pageup", "page(-1)", show=False, priority=True),
+        Binding("right,pagedown", "page(1)", show=False, priority=True),
+        Binding("home", "ends(0)", show=False, priority=True),
+        Binding("end", "ends(1)", show=False, priority=True),
+        Binding("ctrl+left,alt+left", "fold_or_up", show=False, priority=True),
+        Binding("ctrl+right,alt+right", "unfold_or_down", show=False, priority=True),
+        Binding("enter", "act('continue')", show=False, priority=True),
+        Binding("escape,ctrl+c", "cancel", show=False, priority=True),
+        Binding("backspace", "backspace", show=False, priority=True),
+        Binding("shift+l", "edit_label", show=False, priority=True),
+    ] + [
+        Binding(key, f"filter_key('{key}')", show=False, priority=True)
+        for key in ("ctrl+d", "ctrl+t", "ctrl+u", "ctrl+l", "ctrl+a", "ctrl+o", "ctrl+shift+o")
+    ]
+
+    def __init__(
+        self,
+        model: TreeModel,
+        *,
+        title: str = "Session Tree",
+        on_label: Callable[[str, str | None], None] | None = None,
+        name: str | None = None,
+    ) -> None:
+        """``on_label(entry_id, label_or_None)`` persists a label and keeps the browser open (pi); without it,
+        Shift+L finishes with ``TreeAction("label", ...)``."""
+        super().__init__(name=name)
+        self.model = model
+        self.title_text = title
+        self.on_label = on_label
+        self._label_target: str | None = None
+        self._search_mode = False
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.title_text), id="tree-title")
+        yield Static(id="tree-search")
+        with Horizontal(id="tree-body"):
+            yield TreeList(self.model, id="tree-list")
+            with VerticalScroll(id="tree-preview"):
+                yield Static(id="tree-preview-text")
+        yield Static(id="tree-status")
+        with Vertical(id="tree-label-box"):
+            yield Static("Label (empty to remove):", id="tree-label-hint")
+            yield Input(id="tree-label-input")
+        yield Static(Text(FOOTER_KEYS), id="tree-keys")
+
+    def on_mount(self) -> None:
+        self.query_one(TreeList).focus()
+        self._sync()
+        # Search text for every entry is built lazily; do it while the user reads, not on the first keystroke.
+        self.set_timer(0.05, self.model.warm_search)
+
+    @property
+    def tree_list(self) -> TreeList:
+        return self.query_one(TreeList)
+
+    def _sync(self, rows_changed: bool = True) -> None:
+        tl = self.tree_list
+        if rows_changed:
+            tl.refresh_rows()
+        else:
+            tl.scroll_to_cursor()
+            tl.refresh()
+        query = self.model.query
+        search = Text("Type to search:", style="")
+        if query or self._search_mode:
+            search.append(f" {query}", style="bold")
+        self.query_one("#tree-search", Static).update(search)
+        self.query_one("#tree-status", Static).update(Text(self.model.status_text()))
+        self._update_preview()
+
+    def _update_preview(self) -> None:
+        sid = self.model.selected_id
+        out = Text()
+        if sid is None:
+            out.append("No entries found", style="italic")
+        else:
+            for heading, body in self.model.preview(sid):
+                out.append(f"{heading}\n", style="bold")
+                clipped = body if len(body) <= PREVIEW_LIMIT else body[:PREVIEW_LIMIT] + "\n… (y copies all)"
+                out.append(f"{clipped}\n\n")
+            total, marks = self.model.path_outline(sid)
+            room = max(20, self.query_one("#tree-preview").size.width - 4)
+            out.append(f"path ({total} entries from the root)\n", style="bold")
+            for mid, shown, fork in marks:
+                bullet = "⑂ " if fork else "· "
+                out.append(
+                    bullet + (shown.tag + shown.body)[:room] + "\n", style="bold" if mid == sid else ""
+                )
+        self.query_one("#tree-preview-text", Static).update(out)
+        self.query_one("#tree-preview", VerticalScroll).scroll_home(animate=False)
+
+    # ------------------------------------------------------------------ keys
+    @property
+    def editing_label(self) -> bool:
+        return self._label_target is not None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # While the label input is open, it owns the keyboard (its own enter/escape handlers below).
+        if self.editing_label and action != "cancel":
+            return False
+        return True
+
+    def action_move(self, delta: int) -> None:
+        self.model.move(delta)
+        self._sync(rows_changed=False)
+
+    def action_page(self, pages: int) -> None:
+        self.model.page_size = max(1, self.tree_list.size.height - 1)
+        self.model.page(pages)
+        self._sync(rows_changed=False)
+
+    def action_ends(self, end: int) -> None:
+        self.model.last() if end else self.model.first()
+        self._sync(rows_changed=False)
+
+    def action_fold_or_up(self) -> None:
+        self.model.fold_or_up()
+        self._sync()
+
+    def action_unfold_or_down(self) -> None:
+        self.model.unfold_or_down()
+        self._sync()
+
+    def action_filter_key(self, key: str) -> None:
+        self.model.filter_key(key)
+        self._sync()
+
+    def action_backspace(self) -> None:
+        self.model.backspace()
+        if not self.model.query:
+            self._search_mode = False
+        self._sync()
+
+    def action_cancel(self) -> None:
+        if self.editing_label:
+            self._close_label()
+        elif self.model.query or self._search_mode:
+            self._search_mode = False
+            self.model.set_query("")
+            self._sync()
+        else:
+            self.dismiss(None)
+
+    def action_act(self, kind: ActionKind) -> None:
+        sid = self.model.selected_id
+        if sid is None:
+            return
+        text: str | None = None
+        if kind == "copy" or (kind in ("continue", "fork") and self.model.is_user_entry(sid)):
+            text = self.model.entry_text(sid)
+        self.dismiss(TreeAction(kind, sid, text=text))
+
+    def action_edit_label(self) -> None:
+        sid = self.model.selected_id
+        if sid is None:
+            return
+        self._label_target = sid
+        box = self.query_one("#tree-label-box")
+        box.add_class("editing")
+        field = self.query_one("#tree-label-input", Input)
+        field.value = self.model.labels.get(sid, "")
+        field.focus()
+
+    def _close_label(self) -> None:
+        self._label_target = None
+        self.query_one("#tree-label-box").remove_class("editing")
+        self.tree_list.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        target = self._label_target
+        if target is None:
+            return
+        label = event.value.strip() or None
+        self._close_label()
+        if self.on_label is None:
+            self.dismiss(TreeAction("label", target, label=label))
+            return
+        self.on_label(target, label)
+        self.model.set_label(target, label)
+        self._sync()
+
+    def on_key(self, event: events.Key) -> None:
+        if self.editing_label:
+            return
+        char = event.character
+        if event.key == "shift+l" or char == "L":
+            event.stop()
+            self.action_edit_label()
+            return
+        if not char or not char.isprintable() or len(char) != 1:
+            return
+        event.stop()
+        searching = bool(self.model.query) or self._search_mode
+        if not searching:
+            if char in "fcy":
+                self.action_act({"f": "fork", "c": "clone", "y": "copy"}[char])  # type: ignore[arg-type]
+                return
+            if char == "/":
+                self._search_mode = True
+                self._sync(rows_changed=False)
+                return
+            if char == " ":
+                return
+        self.model.type_text(char)
+        self._sync()
+
+
+BranchSummaryChoice = Literal["none", "summarize"] | tuple[Literal["custom"], str]
+
+
+class BranchSummaryChoiceScreen(ModalScreen[BranchSummaryChoice | None]):
+    """pi's "Summarize branch?" question after choosing where to continue; None when cancelled (Esc)."""
+
+    DEFAULT_CSS = """
+    BranchSummaryChoiceScreen { align: center middle; }
+    BranchSummaryChoiceScreen #choice-box {
+        width: 60;
+        height: auto;
+        border: round $pi-border-accent;
+        background: $background;
+        padding: 0 1;
+    }
+    BranchSummaryChoiceScreen #choice-title { text-style: bold; color: $pi-text; }
+    BranchSummaryChoiceScreen OptionList { height: auto; border: none; background: $background; }
+    BranchSummaryChoiceScreen #choice-custom { display: none; }
+    BranchSummaryChoiceScreen #choice-custom.editing { display: block; }
+    BranchSummaryChoiceScreen #choice-hint { color: $pi-muted; }
+    """
+
+    BINDINGS: ClassVar[list[Binding]] = [Binding("escape,ctrl+c", "cancel", show=False, priority=True)]
+
+    OPTIONS: ClassVar[list[tuple[str, str]]] = [
+        ("none", "No summary"),
+        ("summarize", "Summarize"),
+        ("custom", "Summarize with custom prompt"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="choice-box"):
+            yield Static("Summarize branch?", id="choice-title")
+            yield OptionList(*[Option(label, id=key) for key, label in self.OPTIONS], id="choice-list")
+            with Vertical(id="choice-custom"):
+                yield Static("Focus for the summary (enter to confirm, esc to go back):", id="choice-hint")
+                yield Input(id="choice-input")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).highlighted = 0
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        key = event.option.id
+        if key == "custom":
+            self.query_one("#choice-custom").add_class("editing")
+            self.query_one("#choice-input", Input).focus()
+        elif key in ("none", "summarize"):
+            self.dismiss(key)  # type: ignore[arg-type]
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(("custom", event.value.strip()))
+
+    def action_cancel(self) -> None:
+        custom = self.query_one("#choice-custom")
+        if custom.has_class("editing"):
+            custom.remove_class("editing")
+            self.query_one(OptionList).focus()
+        else:
+            self.dismiss(None)

@@ -1,0 +1,148 @@
+"""TreeList: a line-API view of a TreeModel — draws only the rows on screen, so 10,000+ entries stay fast.
+
+Textual's Tree widget builds a node per level and recurses, which breaks on deep chains; this draws one
+Strip per visible line straight from the model's rows.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from .entry_text import (
+    STYLE_ASSISTANT,
+    STYLE_COMPACTION,
+    STYLE_CUSTOM,
+    STYLE_ERROR,
+    STYLE_META,
+    STYLE_SUMMARY,
+    STYLE_TOOL,
+    STYLE_USER,
+)
+from .model import ACTIVE_MARK, PATH_MARK, TreeModel
+
+_TEXT_CLASS = {
+    STYLE_USER: "tree-list--user",
+    STYLE_ASSISTANT: "tree-list--assistant",
+    STYLE_TOOL: "tree-list--muted",
+    STYLE_ERROR: "tree-list--error",
+    STYLE_SUMMARY: "tree-list--warning",
+    STYLE_COMPACTION: "tree-list--compaction",
+    STYLE_META: "tree-list--dim",
+    STYLE_CUSTOM: "tree-list--custom",
+}
+
+
+class TreeList(ScrollView, can_focus=True):
+    """Draws ``model`` rows; the screen owns the keys and calls :meth:`refresh_rows` after changing it."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "tree-list--cursor",
+        "tree-list--user",
+        "tree-list--assistant",
+        "tree-list--muted",
+        "tree-list--error",
+        "tree-list--warning",
+        "tree-list--compaction",
+        "tree-list--dim",
+        "tree-list--custom",
+        "tree-list--accent",
+        "tree-list--label",
+    }
+
+    DEFAULT_CSS = """
+    TreeList {
+        height: 1fr;
+        background: $background;
+        color: $pi-text;
+        scrollbar-size-vertical: 1;
+        overflow-x: hidden;
+    }
+    TreeList > .tree-list--cursor { background: $pi-selected-bg; text-style: bold; }
+    TreeList > .tree-list--user { color: $pi-accent; }
+    TreeList > .tree-list--assistant { color: $pi-success; }
+    TreeList > .tree-list--muted { color: $pi-muted; }
+    TreeList > .tree-list--error { color: $pi-error; }
+    TreeList > .tree-list--warning { color: $pi-warning; }
+    TreeList > .tree-list--compaction { color: $pi-border-accent; }
+    TreeList > .tree-list--dim { color: $pi-dim; }
+    TreeList > .tree-list--custom { color: $pi-custom-message-label; }
+    TreeList > .tree-list--accent { color: $pi-accent; }
+    TreeList > .tree-list--label { color: $pi-warning; }
+    """
+
+    def __init__(self, model: TreeModel, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.model = model
+        self._styles: dict[str, Style] = {}
+
+    def on_mount(self) -> None:
+        self.refresh_rows()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
+        return style
+
+    def refresh_rows(self) -> None:
+        """The model changed (rows, filter or selection): resize, keep the cursor in view, redraw."""
+        self.virtual_size = Size(self.size.width, len(self.model))
+        self.scroll_to_cursor()
+        self.refresh()
+
+    def scroll_to_cursor(self) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        if height <= 0:
+            return
+        sel = self.model.selected
+        top = int(self.scroll_offset.y)
+        if sel < top:
+            top = sel
+        elif sel >= top + height:
+            top = sel - height + 1
+        self.scroll_to(y=max(0, top), animate=False, immediate=True)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = int(self.scroll_offset.y) + y
+        model = self.model
+        base = self.rich_style
+        if index >= len(model):
+            return Strip.blank(width, base)
+        row = model.row(index)
+        selected = index == model.selected
+        s = self._style
+        segs: list[Segment] = [
+            Segment("› " if selected else "  ", s("tree-list--accent")),
+            Segment(row.prefix, s("tree-list--dim")),
+        ]
+        if row.fold_marker:
+            segs.append(Segment(row.fold_marker, s("tree-list--accent")))
+        if row.on_path:
+            segs.append(Segment(PATH_MARK, s("tree-list--accent")))
+        if row.label:
+            segs.append(Segment(f"[{row.label}] ", s("tree-list--label")))
+        text_style = s(_TEXT_CLASS.get(row.text.style, "tree-list--dim"))
+        if row.text.tag:
+            segs.append(Segment(row.text.tag, text_style))
+            body_style = s("tree-list--muted") if row.text.body_muted else Style()
+            if row.text.style == STYLE_ERROR:
+                body_style = text_style
+            segs.append(Segment(row.text.body, body_style))
+        else:
+            segs.append(Segment(row.text.body, text_style))
+        if row.is_active:
+            segs.append(Segment(f"  {ACTIVE_MARK}", s("tree-list--accent")))
+        line_style = base + s("tree-list--cursor") if selected else base
+        segs = [Segment(t, line_style + st) for t, st, _ in segs]
+        return Strip(segs).adjust_cell_length(width, line_style)
