@@ -127,3 +127,37 @@ def test_export_html_and_errors(tmp_path):
     html = (env.project / "out.html").read_text()
     assert "hello &lt;export&gt;" in html
     _one_line_error(env.run("--export", "missing.jsonl"), "missing.jsonl")
+
+
+def test_session_selection_errors_and_resume_listing(tmp_path, loopback):
+    from tests.loopback.openai_wire import chat_text_stream
+
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    _one_line_error(env.run("--session", "deadbeef", "-p", "hi"), "No session found matching 'deadbeef'")
+    loopback.add(chat_text_stream("noted"))
+    assert env.run("-p", "a first prompt").returncode == 0
+    [session_file] = list((env.agent_dir / "sessions").rglob("*.jsonl"))
+    session_id = session_file.stem.split("_")[-1]
+    result = env.run("-r", "-p")  # no terminal: list the sessions instead of a picker
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(session_id) and "a first prompt" in result.stdout
+    assert "--session" in result.stderr
+    # --fork copies the history into a new file
+    loopback.add(chat_text_stream("forked answer"))
+    result = env.run("--fork", session_id[:6], "-p", "after fork")
+    assert result.returncode == 0, result.stderr
+    files = list((env.agent_dir / "sessions").rglob("*.jsonl"))
+    assert len(files) == 2
+    assert "a first prompt" in json.dumps(loopback.requests[-1].json)
+
+
+def test_api_key_flag_needs_a_model_and_overrides_keys(tmp_path, loopback):
+    from tests.loopback.openai_wire import chat_text_stream
+
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    loopback.add(chat_text_stream("ok"))
+    result = env.run("--no-session", "--model", "loop/loop-model", "--api-key", "sk-runtime", "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert loopback.requests[0].headers["authorization"] == "Bearer sk-runtime"
