@@ -72,8 +72,11 @@ def main(argv: list[str] | None = None) -> int:
         return _error(str(exc))
     except KeyboardInterrupt:
         return 130
-    if callable(outcome):
-        return int(outcome() or 0)
+    if callable(outcome):  # a synchronous full-screen UI: it runs its own event loop
+        try:
+            return int(outcome() or 0)
+        except KeyboardInterrupt:
+            return 130
     return outcome
 
 

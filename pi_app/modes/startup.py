@@ -6,6 +6,7 @@ a :class:`StartupError` whose message is the one line ``pi`` prints to stderr be
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import Callable
@@ -286,6 +287,9 @@ async def _run_interactive(
     params = inspect.signature(run_interactive).parameters
     takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
     kwargs = {k: v for k, v in offered.items() if takes_any or k in params}
+    if "warnings" not in kwargs:
+        _flush_warnings(warnings)  # shown in the scrollback when the full-screen app ends
     if not inspect.iscoroutinefunction(run_interactive):
+        await asyncio.sleep(0)  # let events the setup scheduled (name, thinking level) go out on this loop
         return lambda: run_interactive(session, **kwargs)
     return int(await run_interactive(session, **kwargs) or 0)
