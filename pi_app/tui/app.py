@@ -1,0 +1,613 @@
+"""The interactive app: chat, queue, status line, editor and footer, driven by an AgentSession.
+
+The agent runs on the app's own event loop (``session.prompt`` is awaited in a Textual worker); the
+session's events reach the widgets through :class:`EventBridge`. Keys follow pi (spec §7.2).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widget import Widget
+
+import themes
+from pi_app.tui.bridge import EventBridge
+from pi_app.tui.clipboard import Clipboard, SystemClipboard
+from pi_app.tui.commands import completion_commands, find_command, run_command, split_command
+from pi_app.tui.footer_data import footer_data, git_branch
+from pi_app.tui.header import StartupHeader, header_from_session
+from pi_app.tui.history_view import tool_results_by_id, widgets_for
+from pi_app.tui.options import DOUBLE_PRESS_S, TuiOptions
+from pi_app.tui.selection import MessageSelection
+from widgets.bash_view import BashExecutionView
+from widgets.chat_log import ChatLog
+from widgets.completion import CompletionMenu, DefaultCompletionProvider
+from widgets.editor import PromptEditor
+from widgets.footer import PiFooter
+from widgets.history import History
+from widgets.no_model import NoModelPanel
+from widgets.notices import ErrorNotice, InfoNotice, Notice
+from widgets.queue_area import QueueArea
+from widgets.status_line import StatusLine
+
+SessionFactory = Callable[[], Awaitable[Any]]
+
+
+class StatusNotice(InfoNotice):
+    """A status line; a new status replaces the previous one when nothing came in between (as pi does)."""
+
+
+class PiApp(App[None]):
+    ENABLE_COMMAND_PALETTE = False
+    CSS = """
+    Screen { layout: vertical; background: $background; }
+    .-pi-selected { border-left: thick $pi-accent; }
+    """
+    BINDINGS = [
+        Binding("escape", "interrupt", "Interrupt / restore queued messages", priority=True),
+        Binding("ctrl+c", "clear", "Clear editor (twice: exit)", priority=True),
+        Binding("ctrl+d", "exit_empty", "Exit (empty editor)", priority=True),
+        Binding("ctrl+z", "suspend", "Suspend", priority=True),
+        Binding("shift+tab", "cycle_thinking", "Cycle thinking level", priority=True),
+        Binding("ctrl+p", "cycle_model('forward')", "Next model", priority=True),
+        Binding("ctrl+shift+p", "cycle_model('backward')", "Previous model", priority=True),
+        Binding("ctrl+l", "select_model", "Select model", priority=True),
+        Binding("ctrl+o", "toggle_tools", "Expand/collapse tool output", priority=True),
+        Binding("ctrl+t", "toggle_thinking", "Show/hide thinking blocks", priority=True),
+        Binding("alt+up", "dequeue", "Edit all queued messages", priority=True),
+        Binding("ctrl+up", "select_messages", "Select a message (c/enter copies)", priority=True),
+        Binding("up", "selection_move(-1)", "Previous message", show=False, priority=True),
+        Binding("down", "selection_move(1)", "Next message", show=False, priority=True),
+        Binding("c,enter", "selection_copy", "Copy selected message", show=False, priority=True),
+    ]
+    SELECTION_ACTIONS = frozenset({"selection_move", "selection_copy"})
+
+    def __init__(
+        self,
+        session: Any = None,
+        *,
+        session_factory: SessionFactory | None = None,
+        initial_message: str | None = None,
+        options: TuiOptions | None = None,
+    ) -> None:
+        super().__init__()
+        if session is None and session_factory is None:
+            raise ValueError("PiApp needs a session or a session_factory")
+        self.session: Any = session
+        self._session_factory = session_factory
+        self.initial_message = initial_message
+        self.options = options or TuiOptions()
+        self.clipboard_backend: Clipboard = self.options.clipboard or SystemClipboard(
+            osc52=self.copy_to_clipboard
+        )
+        self.home = self.options.home if self.options.home is not None else os.path.expanduser("~")
+        self.bridge = EventBridge(self)
+        self.selection = MessageSelection(self)
+        self._unsubscribe: Callable[[], None] | None = None
+        self._last_escape = -10.0
+        self._last_ctrl_c = -10.0
+        self._history_start = 0
+        self._compaction_queue: list[str] = []
+        self._header: StartupHeader | None = None
+        self._no_model: NoModelPanel | None = None
+        self._last_status: StatusNotice | None = None
+        self.double_escape_requests = 0
+        self.warmed_api: str | None = None
+        self.chat = ChatLog(id="chat")
+        self.queue_area = QueueArea(id="queue")
+        self.status = StatusLine(spinner=not self.options.test_mode, id="status")
+        self.menu = CompletionMenu(id="completion")
+        self.editor = PromptEditor(menu=self.menu, test_mode=self.options.test_mode, id="editor")
+        self.footer = PiFooter(id="footer")
+
+    # ================================================================== setup
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return themes.variable_defaults()
+
+    def compose(self) -> ComposeResult:
+        yield self.chat
+        yield self.queue_area
+        yield self.status
+        yield self.editor
+        yield self.menu
+        yield self.footer
+
+    async def on_mount(self) -> None:
+        themes.register_all(self)
+        if self.session is None:
+            assert self._session_factory is not None
+            self.session = await self._session_factory()
+        session = self.session
+        self._apply_theme()
+        self.chat.hide_thinking = bool(session.settings.settings.hideThinkingBlock)
+        self.editor.thinking_level = session.thinking_level or "off"
+        self.editor.completion = DefaultCompletionProvider(completion_commands(session), session.cwd)
+        self._seed_history()
+        self._unsubscribe = session.subscribe(self.bridge)
+        self.run_worker(self.bridge.run(), name="event-bridge", group="bridge", exit_on_error=False)
+        await self.rebuild_chat(header=True)
+        self.refresh_footer()
+        self.editor.focus()
+        if self.options.warm_imports and not self.options.test_mode:
+            self.call_after_refresh(self._warm_provider_import)
+        if self.initial_message:
+            self.submit(self.initial_message)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _apply_theme(self) -> None:
+        name = self.options.theme or self.session.settings.settings.theme
+        if not name:
+            name = themes.detect_default_theme(os.environ)
+        self.theme = name if name in self.available_themes else "dark"
+
+    def _seed_history(self) -> None:
+        history = History()
+        for msg in self.session.messages:
+            if getattr(msg, "role", None) == "user":
+                from pi_app.tui.history_view import user_text
+
+                history.add(user_text(msg))
+        self.editor.prompt_history = history
+
+    def refresh_completions(self) -> None:
+        self.editor.completion = DefaultCompletionProvider(
+            completion_commands(self.session), self.session.cwd
+        )
+
+    @work(thread=True, exit_on_error=False, group="warmup")
+    def _warm_provider_import(self) -> None:
+        """Import the current model's provider module off the UI path (SDK imports cost up to ~1.5 s)."""
+        model = self.session.model
+        if model is None:
+            return
+        from pi_app.ai.stream import get_provider
+
+        try:
+            get_provider(model.api)
+        except Exception:  # unknown api or a broken SDK install: the first request will report it
+            return
+        self.warmed_api = model.api
+
+    def on_model_changed(self) -> None:
+        self.editor.thinking_level = self.session.thinking_level or "off"
+        if self._no_model is not None and self.session.model is not None:
+            self._no_model.remove()
+            self._no_model = None
+        if self.options.warm_imports and not self.options.test_mode:
+            self._warm_provider_import()
+
+    # ================================================================== chat content
+    async def rebuild_chat(self, header: bool = False) -> None:
+        """Clear the chat and mount the tail of the session's messages (earlier ones load on demand)."""
+        await self.chat.clear()
+        self.bridge.current = None
+        self.bridge.panels.clear()
+        self._last_status = None
+        session = self.session
+        items: list[Widget] = []
+        self._header = None
+        if header and not session.settings.settings.quietStartup:
+            version = self.options.version
+            if version is None:
+                from pi_app import __version__
+
+                version = __version__
+            self._header = StartupHeader(header_from_session(session, version, self.home))
+            items.append(self._header)
+        messages = list(session.messages)
+        self._history_start = max(0, len(messages) - self.options.tail_messages)
+        items += widgets_for(
+            messages[self._history_start :],
+            tool_results_by_id(messages),
+            hide_thinking=self.chat.hide_thinking,
+            home=self.home,
+            start=self._history_start,
+        )
+        if session.model is None:
+            self._no_model = NoModelPanel()
+            items.append(self._no_model)
+        fallback = getattr(session, "model_fallback_message", None)
+        if fallback and session.model is not None:
+            items.append(Notice(fallback, kind="warning"))
+        await self.chat.add_many(items)
+        self.chat.has_earlier = self._history_start > 0
+        self.queue_area.set_queues(session.get_steering_messages(), session.get_follow_up_messages())
+
+    async def on_chat_log_earlier_requested(self, event: ChatLog.EarlierRequested) -> None:
+        first = next((w for w in self.chat.items if hasattr(w, "pi_index")), None)
+        end = getattr(first, "pi_index", self._history_start)
+        messages = list(self.session.messages)
+        start = max(0, end - self.options.tail_messages)
+        if self._header is not None and self._header.is_attached:
+            await self._header.remove()  # the header belongs above the first message, not mid-history
+            self._header = None
+        widgets = widgets_for(
+            messages[start:end],
+            tool_results_by_id(messages),
+            hide_thinking=self.chat.hide_thinking,
+            home=self.home,
+            start=start,
+        )
+        self._history_start = start
+        await self.chat.prepend_history(widgets, has_more=start > 0)
+
+    async def show_status(self, text: str, kind: str = "info") -> None:
+        """pi's showStatus: a dim line in the chat; consecutive statuses replace each other."""
+        last = self.chat.items[-1] if self.chat.items else None
+        if last is not None and last is self._last_status and kind == "info":
+            last.text = text
+            last.update(text)
+            return
+        notice = StatusNotice(text, kind=kind)
+        await self.chat.add(notice)
+        self._last_status = notice if kind == "info" else None
+
+    def refresh_footer(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        branch = self.options.git_branch
+        if branch is None and self.options.cwd_display is None:
+            branch = git_branch(session.cwd)
+        self.footer.set_data(
+            footer_data(session, cwd_display=self.options.cwd_display, home=self.home, branch=branch)
+        )
+
+    # ================================================================== submitting
+    def on_prompt_editor_submitted(self, event: PromptEditor.Submitted) -> None:
+        event.stop()
+        self.submit(event.text, follow_up=isinstance(event, PromptEditor.FollowUp))
+
+    def submit(self, text: str, follow_up: bool = False) -> None:
+        self.run_worker(self._submit(text, follow_up), group="submit", exit_on_error=False)
+
+    async def _submit(self, text: str, follow_up: bool) -> None:
+        session = self.session
+        stripped = text.strip()
+        if stripped.startswith("/"):
+            name, arg = split_command(stripped)
+            command = find_command(name)
+            if command is not None:
+                await run_command(self, command, arg)
+                return
+            known = {c["name"] for c in session.get_commands()}
+            if name not in known:
+                await self.chat.add(ErrorNotice(f"Unknown command: /{name}"))
+                return
+        if stripped.startswith("!") and not session.is_streaming:
+            excluded = stripped.startswith("!!")
+            command_text = stripped[2:].strip() if excluded else stripped[1:].strip()
+            if command_text:
+                await self.run_bash(command_text, excluded, text)
+                return
+        if getattr(session, "is_compacting", False):
+            self._compaction_queue.append(text)
+            await self.show_status("Queued message for after compaction")
+            return
+        if session.is_streaming:
+            await session.prompt(text, streaming_behavior="followUp" if follow_up else "steer")
+            return
+        await self._run_prompt(text)
+
+    async def _run_prompt(self, text: str) -> None:
+        try:
+            await self.session.prompt(text)
+        except Exception as exc:
+            await self.bridge.drained()
+            await self.chat.add(ErrorNotice(str(exc)))
+        finally:
+            await self.bridge.drained()
+            self.status.clear()
+            self.refresh_footer()
+
+    async def run_bash(self, command: str, exclude: bool, original: str) -> None:
+        session = self.session
+        if session.is_bash_running:
+            await self.show_status(
+                "A bash command is already running. Press Esc to cancel it first.", "warning"
+            )
+            self.editor.load_text(original)
+            return
+        view = BashExecutionView(
+            command, clock=self.options.clock, tick=not self.options.test_mode, exclude_from_context=exclude
+        )
+        await self.chat.add(view)
+        try:
+            result = await session.execute_bash(command, exclude, view.append_output)
+        except Exception as exc:
+            view.finish(None)
+            await self.chat.add(ErrorNotice(f"Bash command failed: {exc}"))
+            return
+        view.finish(result.exit_code, result.cancelled, result.full_output_path)
+
+    async def run_compaction(self, instructions: str | None) -> None:
+        session = self.session
+        if not [m for m in session.messages if getattr(m, "role", None) in ("user", "assistant")]:
+            await self.show_status("Nothing to compact (no messages yet)", "warning")
+            return
+        try:
+            await session.compact(instructions)
+        except Exception as exc:
+            await self.bridge.drained()
+            text = str(exc)
+            if "abort" in text.lower() or "cancel" in text.lower():
+                return  # compaction_end already said "Compaction cancelled"
+            if not any(isinstance(w, ErrorNotice) and text in w.text for w in self.chat.items[-2:]):
+                await self.chat.add(ErrorNotice(f"Compaction failed: {text}"))
+        finally:
+            await self.flush_compaction_queue()
+
+    async def flush_compaction_queue(self) -> None:
+        queued, self._compaction_queue = self._compaction_queue, []
+        for text in queued:
+            self.submit(text)
+
+    async def wait_until_idle(self) -> None:
+        """For tests and benchmarks: the agent is idle and every event has reached the widgets."""
+        busy = [w for w in self.workers if w.group in ("submit", "model") and not w.is_finished]
+        if busy:  # wait_for_complete([]) would wait for every worker, the event pump included
+            await self.workers.wait_for_complete(busy)
+        await self.session.wait_for_idle()
+        await self.bridge.drained()
+
+    # ================================================================== key actions
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if isinstance(self.screen, ModalScreen):
+            return False  # dialogs own their keys
+        if action in self.SELECTION_ACTIONS:
+            return self.selection.active
+        if action == "interrupt" and self.menu.is_open and not self.selection.active:
+            return False  # the editor closes its completion menu
+        if action == "exit_empty":
+            return not self.editor.text
+        if action == "dequeue" and self.selection.active:
+            return False
+        return True
+
+    async def action_interrupt(self) -> None:
+        session = self.session
+        if self.selection.active:
+            self.selection.stop()
+            return
+        if session.is_bash_running:
+            session.abort_bash()
+            return
+        if getattr(session, "is_compacting", False) and not session.is_streaming:
+            session.abort_compaction()
+            return
+        if session.is_retrying:
+            session.abort_retry()
+        if session.is_streaming:
+            self._restore_queue_to_editor()
+            await session.abort()
+            return
+        if self.editor.bash_mode:
+            self.editor.clear()
+            return
+        if not self.editor.text:
+            now = self.options.clock()
+            if now - self._last_escape <= DOUBLE_PRESS_S:
+                self._last_escape = -10.0
+                await self.double_escape()
+            else:
+                self._last_escape = now
+
+    async def double_escape(self) -> None:
+        """pi's doubleEscapeAction (tree / fork / none); the tree and fork selectors are not built yet."""
+        action = self.session.settings.settings.doubleEscapeAction
+        self.double_escape_requests += 1
+        if action != "none":
+            await self.show_status(f"/{action} is not available yet")
+
+    def _restore_queue_to_editor(self) -> int:
+        steering, follow_up = self.session.clear_queue()
+        texts = [*steering, *follow_up]
+        self.queue_area.set_queues([], [])
+        if texts:
+            current = self.editor.text
+            combined = "\n\n".join([*texts, current] if current.strip() else texts)
+            self.editor.load_text(combined)
+            self.editor.move_cursor(self.editor.document.end)
+        return len(texts)
+
+    async def action_dequeue(self) -> None:
+        restored = self._restore_queue_to_editor()
+        if not restored:
+            await self.show_status("No queued messages to restore")
+        else:
+            await self.show_status(
+                f"Restored {restored} queued message{'s' if restored > 1 else ''} to editor"
+            )
+
+    def action_clear(self) -> None:
+        if self.selection.active:
+            self.selection.stop()
+            return
+        now = self.options.clock()
+        if now - self._last_ctrl_c <= DOUBLE_PRESS_S:
+            self.exit()
+            return
+        self._last_ctrl_c = now
+        self.editor.clear()
+        self.editor.pastes.clear()
+        self.menu.hide()
+
+    def action_exit_empty(self) -> None:
+        self.exit()
+
+    def action_suspend(self) -> None:
+        try:
+            self.action_suspend_process()
+        except Exception:  # not supported here (tests, Windows): ignore
+            pass
+
+    async def action_cycle_thinking(self) -> None:
+        level = self.session.cycle_thinking_level()
+        if level is None:
+            await self.show_status("Current model does not support thinking")
+            return
+        self.editor.thinking_level = level
+        self.refresh_footer()
+        await self.show_status(f"Thinking level: {level}")
+
+    @work(group="model", exit_on_error=False)
+    async def action_cycle_model(self, direction: str = "forward") -> None:
+        try:
+            model = await self.session.cycle_model(direction)
+        except Exception as exc:
+            await self.chat.add(ErrorNotice(str(exc)))
+            return
+        if model is None:
+            await self.show_status("Only one model available")
+            return
+        level = self.session.thinking_level
+        thinking = f" (thinking: {level})" if model.reasoning and level != "off" else ""
+        self.refresh_footer()
+        await self.show_status(f"Switched to {model.name or model.id}{thinking}")
+
+    def action_select_model(self, query: str = "") -> None:
+        from pi_app.tui.screens.model_select import ModelSelectScreen
+
+        registry = self.session.model_registry
+        models = registry.get_available() or registry.get_all()
+        if not models:
+            self.run_worker(self.show_status("No models available"))
+            return
+        self.push_screen(ModelSelectScreen(models, self.session.model, query), self._model_chosen)
+
+    def _model_chosen(self, model: Any) -> None:
+        if model is not None:
+            self.run_worker(self._set_model(model), group="model", exit_on_error=False)
+
+    async def _set_model(self, model: Any) -> None:
+        try:
+            await self.session.set_model(model)
+        except Exception as exc:
+            await self.chat.add(ErrorNotice(str(exc)))
+            return
+        self.on_model_changed()
+        self.refresh_footer()
+        await self.show_status(f"Model: {model.id}")
+
+    def action_toggle_tools(self) -> None:
+        expanded = not self.chat.tools_expanded
+        self.chat.set_tools_expanded(expanded)
+        if self._header is not None:
+            self._header.set_expanded(expanded)
+
+    async def action_toggle_thinking(self) -> None:
+        hide = not self.chat.hide_thinking
+        self.chat.set_hide_thinking(hide)
+        self.session.settings.set_hide_thinking_block(hide)
+        await self.show_status(f"Thinking blocks: {'hidden' if hide else 'visible'}")
+
+    def action_select_messages(self) -> None:
+        self.selection.start()
+
+    def action_selection_move(self, delta: int) -> None:
+        self.selection.move(delta)
+
+    async def action_selection_copy(self) -> None:
+        text = self.selection.selected_text()
+        self.selection.stop()
+        if text:
+            await self.copy_text(text, "Copied message to clipboard")
+
+    # ================================================================== dialogs and helpers
+    def open_settings(self) -> None:
+        from pi_app.tui.screens.settings import SettingsScreen
+
+        self.push_screen(SettingsScreen(self.session.settings, self.apply_setting, lambda: self.theme))
+
+    def apply_setting(self, key: str, value: Any) -> None:
+        session = self.session
+        if key == "steeringMode":
+            session.set_steering_mode(value)
+        elif key == "followUpMode":
+            session.set_follow_up_mode(value)
+        else:
+            session.settings.set(key, value)
+        if key == "hideThinkingBlock":
+            self.chat.set_hide_thinking(bool(value))
+        self.refresh_footer()
+
+    def preview_theme(self, name: str) -> None:
+        if name in self.available_themes:
+            self.theme = name
+
+    def save_theme(self, name: str) -> None:
+        self.preview_theme(name)
+        self.session.settings.set_theme(name)
+
+    def open_login(self, provider: str) -> None:
+        from pi_app.tui.screens.login import LoginScreen
+
+        providers = sorted({m.provider for m in self.session.model_registry.get_all()})
+        self.push_screen(LoginScreen(provider, providers), self._login_done)
+
+    def _login_done(self, result: tuple[str, str] | None) -> None:
+        if result is not None:
+            self.run_worker(self._store_key(*result), exit_on_error=False)
+
+    async def _store_key(self, provider: str, key: str) -> None:
+        registry = self.session.model_registry
+        registry.auth.set_api_key(provider, key)
+        registry.refresh()
+        await self.show_status(f"Saved API key for {provider} to auth.json")
+        if self.session.model is None:
+            candidates = [m for m in registry.get_available() if m.provider == provider]
+            if candidates:
+                await self._set_model(candidates[0])
+        self.refresh_footer()
+
+    async def copy_text(self, text: str, success: str) -> bool:
+        backend = self.clipboard_backend.copy(text)
+        if backend is None:
+            await self.chat.add(ErrorNotice("Could not copy: no clipboard available"))
+            return False
+        await self.show_status(success)
+        return True
+
+    def hotkeys_text(self) -> str:
+        """The shortcut list, generated from the live bindings."""
+        rows: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for source in (self._bindings, self.editor._bindings):
+            for key, bindings in source.key_to_bindings.items():
+                for binding in bindings:
+                    if not binding.description or key in seen:
+                        continue
+                    seen.add(key)
+                    rows.append((self.get_key_display(binding), binding.description))
+        width = max((len(k) for k, _ in rows), default=0)
+        lines = ["Keyboard Shortcuts", ""] + [f"{k:<{width}}  {d}" for k, d in rows]
+        return "\n".join(lines)
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def run_interactive(
+    session: Any = None,
+    *,
+    session_factory: SessionFactory | None = None,
+    initial_message: str | None = None,
+    options: TuiOptions | None = None,
+) -> int:
+    """Run the full-screen app until the user quits; returns the exit code."""
+    if session is not None and callable(session) and not hasattr(session, "prompt"):
+        session_factory, session = session, None
+    app = PiApp(session, session_factory=session_factory, initial_message=initial_message, options=options)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,212 @@
+"""Built-in slash commands that need no tree UI. Each handler gets the app and the argument text."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from widgets.completion import SlashCommand
+from widgets.notices import ErrorNotice, Notice
+
+if TYPE_CHECKING:
+    from pi_app.tui.app import PiApp
+
+Handler = Callable[["PiApp", str], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    description: str
+    handler: Handler
+    aliases: tuple[str, ...] = ()
+
+
+def session_info_text(session: Any) -> str:
+    """pi's /session block (plain text)."""
+    stats = session.get_session_stats()
+    lines = ["Session Info", ""]
+    if session.session_name:
+        lines.append(f"Name: {session.session_name}")
+    lines += [f"File: {stats.session_file or 'In-memory'}", f"ID: {stats.session_id}", ""]
+    lines += [
+        "Messages",
+        f"User: {stats.user_messages}",
+        f"Assistant: {stats.assistant_messages}",
+        f"Tool Calls: {stats.tool_calls}",
+        f"Tool Results: {stats.tool_results}",
+        f"Total: {stats.total_messages}",
+        "",
+        "Tokens",
+        f"Input: {stats.tokens.input:,}",
+        f"Output: {stats.tokens.output:,}",
+    ]
+    if stats.tokens.cache_read:
+        lines.append(f"Cache Read: {stats.tokens.cache_read:,}")
+    if stats.tokens.cache_write:
+        lines.append(f"Cache Write: {stats.tokens.cache_write:,}")
+    lines.append(f"Total: {stats.tokens.total:,}")
+    if stats.cost > 0:
+        lines += ["", "Cost", f"Total: {stats.cost:.4f}"]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- handlers
+def _model(app: PiApp, arg: str) -> None:
+    app.action_select_model(arg.strip())
+
+
+def _settings(app: PiApp, arg: str) -> None:
+    app.open_settings()
+
+
+async def _session(app: PiApp, arg: str) -> None:
+    await app.chat.add(Notice(session_info_text(app.session), kind="info"))
+
+
+async def _name(app: PiApp, arg: str) -> None:
+    name = arg.strip()
+    if not name:
+        current = app.session.session_name
+        await app.show_status(f"Session name: {current}" if current else "Usage: /name <name>")
+        return
+    app.session.set_session_name(name)
+    await app.show_status(f"Session name set: {name}")
+    app.refresh_footer()
+
+
+async def _copy(app: PiApp, arg: str) -> None:
+    text = app.session.get_last_assistant_text()
+    if not text:
+        await app.chat.add(ErrorNotice("No agent messages to copy yet."))
+        return
+    await app.copy_text(text, "Copied last agent message to clipboard")
+
+
+async def _compact(app: PiApp, arg: str) -> None:
+    await app.run_compaction(arg.strip() or None)
+
+
+async def _new(app: PiApp, arg: str) -> None:
+    await app.session.new_session()
+    await app.rebuild_chat(header=True)
+    await app.show_status("✓ New session started")
+
+
+async def _reload(app: PiApp, arg: str) -> None:
+    session = app.session
+    if session.is_streaming:
+        await app.show_status("Wait for the current response to finish before reloading.", "warning")
+        return
+    if getattr(session, "is_compacting", False):
+        await app.show_status("Wait for compaction to finish before reloading.", "warning")
+        return
+    try:
+        await session.reload()
+    except Exception as exc:
+        await app.chat.add(ErrorNotice(f"Reload failed: {exc}"))
+        return
+    app.refresh_completions()
+    await app.show_status("Reloaded skills, prompts, context files and settings")
+
+
+async def _hotkeys(app: PiApp, arg: str) -> None:
+    await app.chat.add(Notice(app.hotkeys_text(), kind="info"))
+
+
+async def _export(app: PiApp, arg: str) -> None:
+    session_file = app.session.session_file
+    if not session_file:
+        await app.chat.add(ErrorNotice("Failed to export session: the session has not been saved yet"))
+        return
+    try:
+        from pi_app.session.export import export_session
+
+        path = export_session(session_file, arg.strip() or None)
+    except Exception as exc:
+        await app.chat.add(ErrorNotice(f"Failed to export session: {exc}"))
+        return
+    await app.show_status(f"Session exported to: {path}")
+
+
+def _quit(app: PiApp, arg: str) -> None:
+    app.exit()
+
+
+def _login(app: PiApp, arg: str) -> None:
+    app.open_login(arg.strip())
+
+
+async def _logout(app: PiApp, arg: str) -> None:
+    auth = app.session.model_registry.auth
+    provider = arg.strip()
+    stored = auth.list()
+    if not provider:
+        if len(stored) == 1:
+            provider = stored[0]
+        elif not stored:
+            await app.show_status("No stored credentials. Use /login first.")
+            return
+        else:
+            await app.show_status("Usage: /logout <provider> (stored: " + ", ".join(stored) + ")")
+            return
+    if provider not in stored:
+        await app.chat.add(ErrorNotice(f"No stored credentials for {provider}"))
+        return
+    auth.remove(provider)
+    app.session.model_registry.refresh()
+    await app.show_status(f"Logged out of {provider}")
+    app.refresh_footer()
+
+
+BUILTINS: list[Command] = [
+    Command("settings", "Open settings menu", _settings),
+    Command("model", "Select model (opens selector UI)", _model),
+    Command("export", "Export session to HTML file", _export),
+    Command("copy", "Copy last agent message to clipboard", _copy),
+    Command("name", "Set session display name", _name),
+    Command("session", "Show session info and stats", _session),
+    Command("hotkeys", "Show all keyboard shortcuts", _hotkeys),
+    Command("login", "Store an API key for a provider", _login),
+    Command("logout", "Remove stored credentials", _logout),
+    Command("new", "Start a new session", _new),
+    Command("compact", "Manually compact the session context", _compact),
+    Command("reload", "Reload skills, prompts, context files and settings", _reload),
+    Command("quit", "Quit pi", _quit, aliases=("exit",)),
+]
+
+
+def find_command(name: str) -> Command | None:
+    for command in BUILTINS:
+        if name == command.name or name in command.aliases:
+            return command
+    return None
+
+
+def split_command(text: str) -> tuple[str, str]:
+    """``/name rest`` → (``name``, ``rest``)."""
+    body = text[1:]
+    name, _, arg = body.partition(" ")
+    if "\n" in name:
+        name, _, more = name.partition("\n")
+        arg = more + (" " + arg if arg else "")
+    return name, arg
+
+
+def completion_commands(session: Any) -> list[SlashCommand]:
+    items = [SlashCommand(c.name, c.description) for c in BUILTINS]
+    items += [SlashCommand(a, c.description) for c in BUILTINS for a in c.aliases]
+    try:
+        extra = session.get_commands()
+    except Exception:
+        extra = []
+    items += [SlashCommand(c["name"], c.get("description", "")) for c in extra]
+    return items
+
+
+async def run_command(app: PiApp, command: Command, arg: str) -> None:
+    result = command.handler(app, arg)
+    if inspect.isawaitable(result):
+        await result

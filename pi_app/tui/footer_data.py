@@ -1,0 +1,83 @@
+"""The footer's numbers, read from an AgentSession (pure: no Textual)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from widgets.footer_format import FooterData
+
+
+def git_branch(cwd: str) -> str | None:
+    """The current branch from ``.git/HEAD`` (no subprocess); a detached HEAD shows ``detached``."""
+    path = Path(cwd)
+    for directory in (path, *path.parents):
+        git = directory / ".git"
+        if git.is_file():  # worktree: "gitdir: <path>"
+            try:
+                target = git.read_text(encoding="utf-8").strip().removeprefix("gitdir:").strip()
+            except OSError:
+                return None
+            git = (directory / target).resolve()
+        head = git / "HEAD"
+        if head.is_file():
+            try:
+                text = head.read_text(encoding="utf-8").strip()
+            except OSError:
+                return None
+            if text.startswith("ref: refs/heads/"):
+                return text.removeprefix("ref: refs/heads/")
+            return "detached"
+    return None
+
+
+def footer_data(
+    session: Any,
+    *,
+    cwd_display: str | None = None,
+    home: str | None = None,
+    branch: str | None = None,
+) -> FooterData:
+    stats = session.get_session_stats()
+    usage = getattr(stats, "context_usage", None)
+    model = session.model
+    settings = getattr(session, "settings", None)
+    auto = True
+    if settings is not None:
+        auto = bool(settings.settings.compaction.enabled)
+    registry = getattr(session, "model_registry", None)
+    providers = 1
+    subscription = False
+    if registry is not None:
+        try:
+            providers = len({m.provider for m in registry.get_available()}) or 1
+        except Exception:  # a broken models.json must not break the footer
+            providers = 1
+        if model is not None:
+            try:
+                subscription = bool(registry.is_using_oauth(model))
+            except Exception:
+                subscription = False
+    window = usage.context_window if usage is not None else (model.contextWindow if model else 0)
+    percent = usage.percent if usage is not None else 0.0
+    return FooterData(
+        cwd=cwd_display if cwd_display is not None else str(session.cwd),
+        home=home if home is not None else os.path.expanduser("~"),
+        git_branch=branch,
+        session_name=session.session_name,
+        input_tokens=stats.tokens.input,
+        output_tokens=stats.tokens.output,
+        cache_read=stats.tokens.cache_read,
+        cache_write=stats.tokens.cache_write,
+        cost=stats.cost,
+        using_subscription=subscription,
+        context_percent=percent,
+        context_window=window,
+        auto_compact=auto,
+        model_id=model.id if model is not None else None,
+        provider=model.provider if model is not None else None,
+        reasoning=bool(model.reasoning) if model is not None else False,
+        thinking_level=session.thinking_level or "off",
+        provider_count=providers,
+    )

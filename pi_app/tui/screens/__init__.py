@@ -1,0 +1,1 @@
+"""Modal screens: model selector, settings, theme picker, login."""

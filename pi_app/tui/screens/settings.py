@@ -1,0 +1,168 @@
+"""``/settings``: the main boolean and choice settings (saved on each change) and a theme picker with preview."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from pi_app.tui.screens.model_select import DIALOG_CSS
+
+
+@dataclass(frozen=True)
+class SettingRow:
+    key: str  # settings.json key, dotted for nested ("compaction.enabled")
+    label: str
+    choices: tuple[Any, ...] = (True, False)  # booleans toggle; others cycle
+
+
+SETTING_ROWS: list[SettingRow] = [
+    SettingRow("compaction.enabled", "Auto-compact"),
+    SettingRow("hideThinkingBlock", "Hide thinking blocks"),
+    SettingRow("quietStartup", "Quiet startup"),
+    SettingRow("terminal.showImages", "Show images"),
+    SettingRow("images.blockImages", "Block images"),
+    SettingRow("retry.enabled", "Auto-retry"),
+    SettingRow("steeringMode", "Steering mode", ("one-at-a-time", "all")),
+    SettingRow("followUpMode", "Follow-up mode", ("one-at-a-time", "all")),
+    SettingRow("doubleEscapeAction", "Double-escape action", ("tree", "fork", "none")),
+    SettingRow("theme", "Theme", ()),  # opens the theme picker
+]
+
+
+def read_setting(settings: Any, key: str) -> Any:
+    value: Any = settings.settings
+    for part in key.split("."):
+        value = getattr(value, part, None)
+    return value
+
+
+def show_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def next_choice(row: SettingRow, value: Any) -> Any:
+    if row.choices == (True, False):
+        return not bool(value)
+    choices = list(row.choices)
+    return choices[(choices.index(value) + 1) % len(choices)] if value in choices else choices[0]
+
+
+class SettingsScreen(ModalScreen[None]):
+    DEFAULT_CSS = DIALOG_CSS.format(name="SettingsScreen")
+    BINDINGS = [
+        Binding("escape,ctrl+c", "close", "Close", priority=True),
+        Binding("space", "activate", "Change", show=False),
+    ]
+
+    def __init__(
+        self,
+        settings: Any,
+        on_change: Callable[[str, Any], None],
+        current_theme: Callable[[], str],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.settings = settings
+        self.on_change = on_change
+        self.current_theme = current_theme
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Settings", classes="title")
+            yield OptionList(id="settings-options")
+            yield Static("↑↓ navigate · enter/space change · esc close", classes="hint")
+
+    def on_mount(self) -> None:
+        self._refresh()
+        self.query_one(OptionList).focus()
+
+    def _value(self, row: SettingRow) -> Any:
+        return self.current_theme() if row.key == "theme" else read_setting(self.settings, row.key)
+
+    def _refresh(self, keep: int | None = None) -> None:
+        options = self.query_one(OptionList)
+        rows = [
+            Option(
+                Content.assemble(
+                    f"{row.label:<24}", Content.styled(show_value(self._value(row)), "$pi-accent")
+                )
+            )
+            for row in SETTING_ROWS
+        ]
+        options.set_options(rows)
+        options.highlighted = keep or 0
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._activate(event.option_index)
+
+    def action_activate(self) -> None:
+        index = self.query_one(OptionList).highlighted
+        if index is not None:
+            self._activate(index)
+
+    def _activate(self, index: int) -> None:
+        row = SETTING_ROWS[index]
+        if row.key == "theme":
+            self.app.push_screen(ThemeSelectScreen(self.current_theme()), lambda _: self._refresh(index))
+            return
+        value = next_choice(row, self._value(row))
+        self.on_change(row.key, value)
+        self._refresh(index)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ThemeSelectScreen(ModalScreen[str | None]):
+    """Highlighting a theme previews it; Enter keeps it (saved), Escape restores the previous one."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="ThemeSelectScreen")
+    BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
+
+    def __init__(self, original: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.original = original
+        import themes
+
+        self.names = themes.available_themes()
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Select theme", classes="title")
+            yield OptionList(*[Option(n) for n in self.names], id="theme-options")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = self.names.index(self.original) if self.original in self.names else 0
+        options.focus()
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        preview = getattr(self.app, "preview_theme", None)
+        if callable(preview):
+            preview(self.names[event.option_index])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        name = self.names[event.option_index]
+        save = getattr(self.app, "save_theme", None)
+        if callable(save):
+            save(name)
+        self.dismiss(name)
+
+    def action_cancel(self) -> None:
+        preview = getattr(self.app, "preview_theme", None)
+        if callable(preview):
+            preview(self.original)
+        self.dismiss(None)
