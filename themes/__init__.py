@@ -40,7 +40,13 @@ from .registry import (
     token_colors,
     variable_defaults,
 )
-from .syntax import PiHighlightTheme, pygments_style, rich_syntax_theme
+from .syntax import (
+    PiHighlightTheme,
+    VariablesSyntaxTheme,
+    pygments_style,
+    rich_syntax_theme,
+    variables_syntax_theme,
+)
 from .tokens import TOKENS, contrast_ratio, css_variable_name, xterm_to_hex
 from .watch import ThemeWatcher, detect_default_theme
 
@@ -52,6 +58,7 @@ __all__ = [
     "ThemeSpec",
     "ThemeWarning",
     "ThemeWatcher",
+    "VariablesSyntaxTheme",
     "add_user_theme",
     "install_theme",
     "agent_dir",
@@ -74,5 +81,6 @@ __all__ = [
     "to_textual_theme",
     "token_colors",
     "variable_defaults",
+    "variables_syntax_theme",
     "xterm_to_hex",
 ]

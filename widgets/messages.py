@@ -15,7 +15,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
 from pi_app.ai.types import AssistantMessage, UserMessage, text_of
-from widgets.rendering import ThemedMarkdown, group, styled_text
+from widgets.rendering import PiMarkdown, ThemedMarkdown, group, on_theme_change, styled_text
 
 BlockKind = Literal["text", "thinking"]
 
@@ -41,6 +41,10 @@ class UserMessageView(Static):
         return cls(text_of(message.content))
 
     def on_mount(self) -> None:
+        self._render_text()
+        on_theme_change(self, self._render_text)
+
+    def _render_text(self) -> None:
         self.update(ThemedMarkdown(self.text.strip(), lambda: self.app.theme_variables))
 
 
@@ -110,7 +114,7 @@ class AssistantMessageView(Vertical):
             self._live = Static("Thinking...", classes="-thinking-label")
             await self.mount(self._live)
             return
-        live = Markdown("", classes="-thinking" if kind == "thinking" else "")
+        live = PiMarkdown("", classes="-thinking" if kind == "thinking" else "")
         self._live = live
         await self.mount(live)
         self._stream = Markdown.get_stream(live)
@@ -151,6 +155,15 @@ class AssistantMessageView(Vertical):
         view._take_message(message)
         view.finalized = True
         return view
+
+    def on_mount(self) -> None:
+        on_theme_change(self, self._rerender_frozen)
+
+    def _rerender_frozen(self) -> None:
+        """Rebuild the frozen renderable so colours baked in at render time (code blocks, notices)
+        follow a theme switch; live blocks restyle themselves."""
+        if self._frozen is not None:
+            self._frozen.update(self._frozen_renderable())
 
     def compose(self):  # type: ignore[override]
         if self.finalized and self._frozen is None:
@@ -214,5 +227,4 @@ class AssistantMessageView(Vertical):
         if hide == self.hide_thinking:
             return
         self.hide_thinking = hide
-        if self._frozen is not None:
-            self._frozen.update(self._frozen_renderable())
+        self._rerender_frozen()

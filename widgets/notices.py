@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.reactive import var
 from textual.widgets import Static
 
-from widgets.rendering import ThemedMarkdown
+from widgets.rendering import ThemedMarkdown, on_theme_change
 from widgets.tool_format import EXPAND_KEY
 
 
@@ -71,6 +71,7 @@ class _Summary(Static):
 
     def on_mount(self) -> None:
         self._render_summary()
+        on_theme_change(self, self._render_summary)
 
     def watch_expanded(self) -> None:
         self._render_summary()

@@ -1,4 +1,5 @@
-"""Shared rendering helpers: a theme-aware Rich Markdown renderable and an update throttle."""
+"""Shared rendering helpers: a theme-aware Rich Markdown renderable, theme-change subscription for
+widgets holding pre-rendered content, and an update throttle."""
 
 from __future__ import annotations
 
@@ -10,8 +11,14 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme as RichTheme
+from textual.content import Content
+from textual.theme import Theme
 from textual.timer import Timer
 from textual.widget import Widget
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownBlock, MarkdownFence
+
+from themes.syntax import PiHighlightTheme, rich_color, variables_syntax_theme
 
 # Rich markdown style names -> pi tokens (as Textual variable names).
 _MD_STYLES = {
@@ -31,16 +38,16 @@ _MD_STYLES = {
 }
 
 
+def _style(variables: Mapping[str, str], var: str, extra: str = "") -> Style:
+    """``extra`` plus the colour held by Textual variable ``var``; an unknown or odd colour value
+    leaves the colour unset rather than breaking rendering. ``ansi_*`` values (terminal-palette
+    themes) become Rich palette colours."""
+    colour = rich_color(variables.get(var))
+    return Style.parse(f"{extra} {colour or ''}".strip() or "none")
+
+
 def markdown_theme(variables: Mapping[str, str]) -> RichTheme:
-    styles: dict[str, Style] = {}
-    for name, (var, extra) in _MD_STYLES.items():
-        colour = variables.get(var)
-        try:
-            styles[name] = (
-                Style.parse(f"{extra} {colour}".strip()) if colour else Style.parse(extra or "none")
-            )
-        except Exception:  # an odd colour value (e.g. "ansi_default") must not break rendering
-            styles[name] = Style.parse(extra or "none")
+    styles = {name: _style(variables, var, extra) for name, (var, extra) in _MD_STYLES.items()}
     return RichTheme(styles, inherit=True)
 
 
@@ -62,16 +69,36 @@ class ThemedMarkdown:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         variables = self._get_variables()
         style = Style(italic=True) if self._italic else Style()
-        if self._style and variables.get(self._style):
-            try:
-                style += Style.parse(variables[self._style])
-            except Exception:
-                pass
-        md = RichMarkdown(self.markup, style=style, code_theme="monokai")
+        if self._style:
+            style += _style(variables, self._style)
+        # Fenced code takes the active theme's syntax* colours (Rich accepts a SyntaxTheme object here).
+        code_theme: Any = variables_syntax_theme(variables)
+        md = RichMarkdown(self.markup, style=style, code_theme=code_theme)
         with console.use_theme(markdown_theme(variables)):
             lines = console.render_lines(md, options, pad=False, new_lines=True)
         for line in lines:
             yield from line
+
+
+class PiMarkdownFence(MarkdownFence):
+    """A live Markdown code fence highlighted with the `$pi-syntax-*` variables (Textual's default
+    uses its own palette). Textual re-highlights fences on every theme change."""
+
+    @classmethod
+    def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
+        from textual.highlight import highlight
+
+        return highlight(code, language=language or None, theme=PiHighlightTheme)
+
+
+class PiMarkdown(Markdown):
+    """Textual ``Markdown`` whose code fences use the active pi theme's syntax colours."""
+
+    BLOCKS: dict[str, type[MarkdownBlock]] = {
+        **Markdown.BLOCKS,
+        "fence": PiMarkdownFence,
+        "code_block": PiMarkdownFence,
+    }
 
 
 def group(*parts: Any) -> Group:
@@ -79,11 +106,20 @@ def group(*parts: Any) -> Group:
 
 
 def styled_text(text: str, variables: Mapping[str, str], var: str, extra: str = "") -> Text:
-    colour = variables.get(var, "")
-    try:
-        return Text(text, style=Style.parse(f"{extra} {colour}".strip() or "none"))
-    except Exception:
-        return Text(text)
+    return Text(text, style=_style(variables, var, extra))
+
+
+def on_theme_change(widget: Widget, callback: Callable[[], None]) -> None:
+    """Call ``callback`` whenever the app's theme changes (a switch, or a hot reload of the active
+    theme, which publishes the same signal). For widgets whose content bakes in colours or whose
+    cached render would otherwise keep the old ones. Call from ``on_mount``; the subscription ends
+    when the widget is removed."""
+
+    def changed(_theme: Theme) -> None:
+        if widget.is_attached:
+            callback()
+
+    widget.app.theme_changed_signal.subscribe(widget, changed)
 
 
 class Throttle:

@@ -6,35 +6,13 @@ import os
 from functools import lru_cache
 
 from pygments.lexers import get_lexer_for_filename
-from pygments.token import Token
 from pygments.util import ClassNotFound
 from textual.content import Content
-from textual.highlight import HighlightTheme, highlight
+from textual.highlight import highlight
 
+from themes.syntax import PiHighlightTheme
 
-class PiHighlightTheme(HighlightTheme):
-    """Maps Pygments token types onto ``$pi-syntax-*`` variables."""
-
-    STYLES = {
-        Token.Comment: "$pi-syntax-comment italic",
-        Token.Keyword: "$pi-syntax-keyword",
-        Token.Keyword.Type: "$pi-syntax-type",
-        Token.Name.Function: "$pi-syntax-function",
-        Token.Name.Function.Magic: "$pi-syntax-function",
-        Token.Name.Class: "$pi-syntax-type",
-        Token.Name.Builtin: "$pi-syntax-type",
-        Token.Name.Decorator: "$pi-syntax-function",
-        Token.Name.Variable: "$pi-syntax-variable",
-        Token.Name.Attribute: "$pi-syntax-variable",
-        Token.Name: "$pi-syntax-variable",
-        Token.Literal.String: "$pi-syntax-string",
-        Token.String: "$pi-syntax-string",
-        Token.Literal.Number: "$pi-syntax-number",
-        Token.Number: "$pi-syntax-number",
-        Token.Operator: "$pi-syntax-operator",
-        Token.Punctuation: "$pi-syntax-punctuation",
-        Token.Whitespace: "",
-    }
+__all__ = ["PiHighlightTheme", "highlight_code", "language_for_path"]
 
 
 @lru_cache(maxsize=256)

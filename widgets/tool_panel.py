@@ -12,7 +12,7 @@ from textual.reactive import var
 from textual.widgets import Static
 
 from pi_app.ai.types import ToolResultMessage
-from widgets.rendering import Throttle
+from widgets.rendering import Throttle, on_theme_change
 from widgets.tool_format import ToolResultData, format_tool
 
 ToolState = Literal["pending", "running", "success", "error"]
@@ -54,6 +54,9 @@ class ToolPanel(Static):
 
     def on_mount(self) -> None:
         self._render_panel()
+        # Previews and diffs are Content styled with $pi-* variables, resolved when rendered: re-render so
+        # a theme switch reaches text already on screen.
+        on_theme_change(self, self._render_panel)
 
     def on_resize(self) -> None:
         if self.tool_name == "bash":  # bash previews count visual lines, which depend on width
