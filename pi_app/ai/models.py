@@ -60,6 +60,12 @@ def get_builtin_models() -> list[Model]:
     return [m.model_copy(deep=True) for p in _catalogue().values() for m in p["models"].values()]
 
 
+def builtin_models_shared() -> list[Model]:
+    """The cached catalogue instances themselves (no copies: startup builds the registry from these).
+    Callers must copy a model before changing it."""
+    return [m for p in _catalogue().values() for m in p["models"].values()]
+
+
 def get_providers() -> list[str]:
     return list(_catalogue())
 

@@ -31,6 +31,7 @@ from pi_app.ai.providers.http_common import (
     apply_on_payload,
     describe_transport_error,
     format_http_error,
+    http_client_options,
     make_timeout,
     malformed_data_message,
     next_item,
@@ -186,6 +187,9 @@ def _make_client(model: Model, api_key: str, options: StreamOptions, oauth: bool
         "max_retries": 0,
         # read = idle bound: a stream that sends no byte for that long fails instead of hanging.
         "timeout": make_timeout(options),
+        "http_client": anthropic.DefaultAsyncHttpxClient(
+            timeout=make_timeout(options), **http_client_options(model.baseUrl)
+        ),
         "default_headers": {**api_key_header(api_key, oauth), **build_headers(model, options, oauth)},
     }
     if oauth:

@@ -25,6 +25,7 @@ from pi_app.ai.providers.http_common import (
     apply_on_payload,
     describe_transport_error,
     format_http_error,
+    http_client_options,
     make_timeout,
     next_item,
     resolve_api_key,
@@ -170,7 +171,7 @@ async def stream_google(
 
         # read = idle bound: no byte for that long fails the stream. No retries here; the session
         # layer retries visibly.
-        client = httpx2.AsyncClient(timeout=make_timeout(options))
+        client = httpx2.AsyncClient(timeout=make_timeout(options), **http_client_options(model.baseUrl))
         request = client.build_request(
             "POST", build_url(model), json=payload, headers=build_headers(model, options, api_key)
         )

@@ -334,3 +334,25 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def sanitize_surrogates(text: str) -> str:
     """Drop unpaired UTF-16 surrogates (they cannot be encoded as UTF-8 and make APIs reject the body)."""
     return _LONE_SURROGATE.sub("", text)
+
+
+# ---------------------------------------------------------------- TLS
+_verified_context: Any = None
+
+
+def http_client_options(base_url: str | None) -> dict[str, Any]:
+    """``verify``/``follow_redirects`` for an httpx2 client talking to ``base_url``.
+
+    Building a verified SSL context costs ~50 ms, and each request makes a new client: https endpoints
+    share one process-wide verified context; plain-http endpoints (local Ollama, llama.cpp, test servers)
+    use no TLS at all, so they skip it — with redirects off, so a redirect can never lead to an
+    unverified https connection.
+    """
+    global _verified_context
+    if (base_url or "").startswith("http://"):
+        return {"verify": False, "follow_redirects": False}
+    if _verified_context is None:
+        import httpcore2
+
+        _verified_context = httpcore2.default_ssl_context()
+    return {"verify": _verified_context}

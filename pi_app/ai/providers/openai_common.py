@@ -18,6 +18,7 @@ from pi_app.ai.abort import AbortError, race_abort
 from pi_app.ai.env_keys import get_env_api_key
 from pi_app.ai.models import supports_xhigh
 from pi_app.ai.options import StreamOptions
+from pi_app.ai.providers.http_common import http_client_options
 from pi_app.ai.types import Model
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -73,13 +74,16 @@ def make_client(model: Model, options: StreamOptions, api_key: str) -> Any:
     headers = dict(model.headers or {})
     headers.update(options.headers or {})  # request headers override the model's
     idle = options.idle_timeout_s
+    timeout = httpx2.Timeout(connect=options.connect_timeout_s, read=idle, write=idle, pool=idle)
+    http_client = openai.DefaultAsyncHttpxClient(timeout=timeout, **http_client_options(model.baseUrl))
     return openai.AsyncOpenAI(
+        http_client=http_client,
         api_key=api_key,
         base_url=model.baseUrl or None,
         default_headers=headers,
         # The read timeout is the idle timeout: a stream with no byte for `idle` seconds fails instead of
         # hanging for the SDK default of 10 minutes.
-        timeout=httpx2.Timeout(connect=options.connect_timeout_s, read=idle, write=idle, pool=idle),
+        timeout=timeout,
         # No SDK retries: the session layer retries visibly; stacking silent retries under it would
         # multiply attempts and hide rate limits from the user.
         max_retries=0,

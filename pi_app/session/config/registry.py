@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_app.ai.models import get_builtin_models
+from pi_app.ai.models import builtin_models_shared
 from pi_app.ai.types import Model
 from pi_app.session.config import paths
 from pi_app.session.config.auth import AuthStorage
@@ -76,8 +76,11 @@ class ModelRegistry:
     def _builtins_with_overrides(custom: CustomModels) -> list[Model]:
         out: list[Model] = []
         resolved_headers: dict[str, dict[str, str] | None] = {}
-        for model in get_builtin_models():
+        for model in builtin_models_shared():
             override = custom.overrides.get(model.provider)
+            per_model = custom.model_overrides.get(model.provider, {}).get(model.id)
+            if override is not None or per_model is not None:
+                model = model.model_copy(deep=True)  # only changed models are copied (startup cost)
             if override is not None:
                 if model.provider not in resolved_headers:
                     resolved_headers[model.provider] = resolve_headers(override.headers)
@@ -86,7 +89,6 @@ class ModelRegistry:
                 if headers:
                     model.headers = {**(model.headers or {}), **headers}
                 model.compat = merge_compat(model.compat, override.compat)
-            per_model = custom.model_overrides.get(model.provider, {}).get(model.id)
             if per_model is not None:
                 model = apply_model_override(model, per_model)
             out.append(model)
