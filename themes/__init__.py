@@ -22,7 +22,7 @@ An app whose TCSS uses `$pi-*` should return `themes.variable_defaults()` from
 
 from __future__ import annotations
 
-from .contrast import CONTRAST_PAIRS, contrast_failures
+from .contrast import CONTRAST_PAIRS, PI_EXCEPTIONS, contrast_failures
 from .convert import is_terminal_palette, to_textual_theme
 from .loader import ThemeSpec, ThemeWarning, load_theme_file, parse_theme
 from .registry import (
@@ -53,6 +53,7 @@ from .watch import ThemeWatcher, detect_default_theme
 __all__ = [
     "BUILTIN_THEMES",
     "CONTRAST_PAIRS",
+    "PI_EXCEPTIONS",
     "TOKENS",
     "PiHighlightTheme",
     "ThemeSpec",

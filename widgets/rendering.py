@@ -30,7 +30,9 @@ _MD_STYLES = {
     "markdown.h6": ("pi-md-heading", "bold"),
     "markdown.code": ("pi-md-code", ""),
     "markdown.link": ("pi-md-link", ""),
-    "markdown.link_url": ("pi-md-link-url", "underline"),
+    # With hyperlinks on (Rich's default) the visible link *text* gets the link_url style and the URL
+    # is only the OSC 8 target, so it takes pi's link colour (pi: text in mdLink, underlined).
+    "markdown.link_url": ("pi-md-link", "underline"),
     "markdown.block_quote": ("pi-md-quote", "italic"),
     "markdown.hr": ("pi-md-hr", ""),
     "markdown.item.bullet": ("pi-md-list-bullet", ""),
