@@ -99,6 +99,7 @@ class PiApp(App[None]):
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
         self.double_escape_requests = 0
+        self.submissions = 0
         self.warmed_api: str | None = None
         self.chat = ChatLog(id="chat")
         self.queue_area = QueueArea(id="queue")
@@ -268,7 +269,12 @@ class PiApp(App[None]):
         event.stop()
         self.submit(event.text, follow_up=isinstance(event, PromptEditor.FollowUp))
 
+    def on_prompt_editor_follow_up(self, event: PromptEditor.FollowUp) -> None:
+        event.stop()
+        self.submit(event.text, follow_up=True)
+
     def submit(self, text: str, follow_up: bool = False) -> None:
+        self.submissions += 1
         self.run_worker(self._submit(text, follow_up), group="submit", exit_on_error=False)
 
     async def _submit(self, text: str, follow_up: bool) -> None:

@@ -48,6 +48,7 @@ class MessageSelection:
         if not items:
             return
         self.index = len(items) - 1
+        self.app.chat.focus()  # the editor would swallow the printable "c" key
         self._paint(items)
 
     def move(self, delta: int) -> None:
@@ -68,7 +69,10 @@ class MessageSelection:
         return copy_source(widget) if widget is not None else None
 
     def stop(self) -> None:
+        was_active = self.index is not None
         self.index = None
+        if was_active:
+            self.app.editor.focus()
         for widget in self.app.chat.items:
             widget.remove_class(SELECTED)
 
