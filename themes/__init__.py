@@ -16,6 +16,13 @@ Textual base colours: primary=accent, secondary=border, accent=borderAccent, suc
 foreground=text, background=export.pageBg or cardBg (the more extreme; else derived from
 userMessageBg), surface=export.cardBg, panel=userMessageBg; `$border`/`$border-blurred` = borderAccent/borderMuted.
 
+Code highlighting: `PiHighlightTheme` (Textual `Content`, via `$pi-syntax-*`), `variables_syntax_theme(
+app.theme_variables)` (Rich `Syntax`/`Markdown` code blocks in the active theme), `rich_syntax_theme(name)` /
+`pygments_style(name)` (a named theme, e.g. for the HTML export). Widgets holding pre-rendered content
+re-render on `app.theme_changed_signal` (`widgets.rendering.on_theme_change`), which also fires when the
+active theme file is hot-reloaded (`install_theme`). `CONTRAST_PAIRS` lists every (text, background)
+token pair the widgets draw; `PI_EXCEPTIONS` the sub-4.5:1 pairs pi's own dark/light ship with.
+
 An app whose TCSS uses `$pi-*` should return `themes.variable_defaults()` from
 `App.get_theme_variable_defaults()` so Textual's own themes still parse.
 """
