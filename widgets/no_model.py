@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.widgets import Static
 
-from widgets.rendering import ThemedMarkdown
+from widgets.rendering import ThemedMarkdown, on_theme_change
 
 NO_MODEL_TEXT = """\
 ## No model available
@@ -51,4 +51,8 @@ class NoModelPanel(Static):
         super().__init__(**kwargs)
 
     def on_mount(self) -> None:
+        self._render_text()
+        on_theme_change(self, self._render_text)
+
+    def _render_text(self) -> None:
         self.update(ThemedMarkdown(self.text, lambda: self.app.theme_variables))
