@@ -6,7 +6,6 @@ session's events reach the widgets through :class:`EventBridge`. Keys follow pi 
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -598,10 +597,6 @@ class PiApp(App[None]):
         width = max((len(k) for k, _ in rows), default=0)
         lines = ["Keyboard Shortcuts", ""] + [f"{k:<{width}}  {d}" for k, d in rows]
         return "\n".join(lines)
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 def run_interactive(
