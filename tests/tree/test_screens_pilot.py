@@ -19,7 +19,7 @@ def browser(name: str = "branched", **kw) -> HostApp:
 
 
 def preview_text(app: HostApp) -> str:
-    return str(app.screen.query_one("#tree-preview-text").render())
+    return app.screen.preview_pane.plain
 
 
 async def test_move_and_continue_returns_selected_entry():

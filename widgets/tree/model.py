@@ -14,11 +14,13 @@ labels resets folds, and the selection stays on the same entry or its nearest vi
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pi_app.session.messages import iso_to_ms
+from pi_app.session.store.record import bulk
 
 from .entry_text import (
     SETTINGS_TYPES,
@@ -26,11 +28,11 @@ from .entry_text import (
     ToolCallInfo,
     display_text,
     full_text,
-    is_hidden_assistant,
     preview_sections,
     search_text,
     tool_calls_of,
 )
+from .peek import message_facts, tree_fields
 
 FILTERS: tuple[str, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
 FILTER_TAGS: dict[str, str] = {
@@ -68,11 +70,18 @@ class Row:
     text: DisplayText
 
 
+_UNPLACED = -2
+
+
 class _Node:
     __slots__ = (
         "id",
         "parent",
+        "parent_id",
+        "timestamp",
+        "depth",
         "children",
+        "kids",
         "entry",
         "kind",
         "role",
@@ -82,25 +91,38 @@ class _Node:
         "_search",
     )
 
-    def __init__(self, entry: Any, entry_id: str) -> None:
+    def __init__(self, entry: Any, entry_id: str, kind: str, parent_id: Any, timestamp: str) -> None:
         self.id = entry_id
         self.entry = entry
-        self.parent = -1  # preorder index of the parent in the full tree, -1 for roots
+        self.parent = _UNPLACED  # preorder index of the parent in the full tree, -1 for roots
+        self.parent_id = parent_id
+        self.timestamp = timestamp
+        self.depth = 0
         self.children: list[int] = []
-        self.kind: str = entry.get("type") or ""
+        self.kids: list[_Node] | None = None  # while building: child nodes in file order
+        self.kind = kind
         self.role: str | None = None
-        self.settings = self.kind in SETTINGS_TYPES
+        self.settings = kind in SETTINGS_TYPES
         self.hidden_assistant = False
         self._shown: DisplayText | None = None
         self._search: str | None = None
 
 
-def _entry_id(entry: Any) -> str:
-    return str(entry.get("id"))
+def _ts(node: _Node) -> int:
+    return iso_to_ms(node.timestamp)
 
 
-def _ts(entry: Any) -> int:
-    return iso_to_ms(entry.get("timestamp") or "")
+# How far up a tool result looks for the assistant turn that made its call (results follow their call).
+CALL_LOOKUP_DEPTH = 256
+
+# Built models per session object (weakly held), with the state they were built from.
+_MODEL_CACHE: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], TreeModel]] = weakref.WeakKeyDictionary()
+
+
+def _session_key(session: Any) -> tuple[Any, ...]:
+    entries = session.raw_entries()
+    last = tree_fields(entries[-1])[0] if entries else None
+    return (getattr(session, "session_file", None), getattr(session, "session_id", None), len(entries), last)
 
 
 class TreeModel:
@@ -126,10 +148,16 @@ class TreeModel:
         self.query = ""
         self.folded: set[str] = set()
         self.page_size = max(1, page_size)
+        # Tool calls by id, filled lazily from the assistant turns above the tool results that get shown.
         self.tool_calls: dict[str, ToolCallInfo] = {}
+        self._calls_read: set[int] = set()
         self._nodes: list[_Node] = []
         self._index: dict[str, int] = {}
-        self._build(entries)
+        self._passes_cache: dict[str, list[bool]] = {}
+        self._warm_at = 0
+        self.entry_count = len(entries)
+        with bulk():  # tens of thousands of small acyclic objects: no cyclic GC passes while creating them
+            self._build(entries)
         self._path: set[int] = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
         self._anchor = self._active_anchor()
         # per-refresh state
@@ -141,75 +169,126 @@ class TreeModel:
         self._active_row_node = -1
         self.selected = 0
         self._last_selected: str | None = selected_id if selected_id is not None else leaf_id
-        self._refresh()
+        with bulk():
+            self._refresh()
 
     @classmethod
     def from_session(cls, session: Any, **kwargs: Any) -> TreeModel:
         """From a SessionManager: every entry of the file, its leaf and labels."""
         return cls(session.raw_entries(), session.leaf_id, session.labels(), **kwargs)
 
+    @classmethod
+    def for_session(cls, session: Any, **kwargs: Any) -> TreeModel:
+        """Like :meth:`from_session`, but built once per session state: while the session has the same file
+        and entries, re-opening reuses the model (fresh leaf, labels, filter, search and folds)."""
+        key = _session_key(session)
+        cached = _MODEL_CACHE.get(session)
+        if cached is not None and cached[0] == key:
+            model = cached[1]
+            model.reset(session.leaf_id, session.labels(), **kwargs)
+            return model
+        model = cls.from_session(session, **kwargs)
+        try:
+            _MODEL_CACHE[session] = (key, model)
+        except TypeError:  # not weak-referenceable: just don't cache
+            pass
+        return model
+
+    def reset(
+        self,
+        leaf_id: str | None,
+        labels: Mapping[str, str] | None = None,
+        *,
+        home: str | None = None,
+        filter_mode: str = "default",
+        selected_id: str | None = None,
+        page_size: int = 10,
+    ) -> None:
+        """Back to a freshly opened state for the same entries (the leaf and labels may have moved)."""
+        if filter_mode not in FILTERS:
+            raise ValueError(f"Unknown tree filter {filter_mode!r}; expected one of {', '.join(FILTERS)}")
+        if home != self.home:
+            for node in self._nodes:
+                node._shown = node._search = None
+            self._warm_at = 0
+        new_labels = dict(labels or {})
+        if new_labels != self.labels:
+            for eid in set(new_labels.items()) ^ set(self.labels.items()):
+                idx = self._index.get(eid[0])
+                if idx is not None:
+                    self._nodes[idx]._search = None
+            self._passes_cache.pop("labeled-only", None)
+            self._warm_at = 0
+        self.home = home
+        self.labels = new_labels
+        self.leaf_id = leaf_id
+        self.filter_mode = filter_mode
+        self.query = ""
+        self.folded.clear()
+        self.page_size = max(1, page_size)
+        self._passes_cache.clear()  # "hidden unless it is the leaf" depends on the leaf
+        self._path = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
+        self._anchor = self._active_anchor()
+        self._last_selected = selected_id if selected_id is not None else leaf_id
+        self._refresh()
+
     # ------------------------------------------------------------------ building
     def _build(self, entries: Sequence[Any]) -> None:
         by_id: dict[str, _Node] = {}
         order: list[_Node] = []
         for e in entries:
-            eid = _entry_id(e)
+            eid, kind, parent_id, timestamp = tree_fields(e)
             if eid in by_id:  # duplicate id: the first one wins, like the store's index
                 continue
-            node = _Node(e, eid)
+            node = _Node(e, eid, kind, parent_id, timestamp)
             by_id[eid] = node
             order.append(node)
-            if node.kind == "message":
-                msg = e.get("message")
-                if isinstance(msg, dict):
-                    node.role = msg.get("role")
-                    if node.role == "assistant":
-                        node.hidden_assistant = is_hidden_assistant(msg)
-                        for call_id, info in tool_calls_of(msg):
-                            self.tool_calls[call_id] = info
-        kids: dict[str, list[_Node]] = {}
+            if kind == "message":
+                node.role, node.hidden_assistant = message_facts(e)
         roots: list[_Node] = []
         for node in order:
-            parent = node.entry.get("parentId")
-            if isinstance(parent, str) and parent != node.id and parent in by_id:
-                kids.setdefault(parent, []).append(node)
-            else:
+            parent = node.parent_id
+            up = by_id.get(parent) if isinstance(parent, str) and parent != node.id else None
+            if up is None:
                 roots.append(node)
-        for lst in kids.values():
-            if len(lst) > 1:
-                lst.sort(key=lambda n: _ts(n.entry))
+            elif up.kids is None:
+                up.kids = [node]
+            else:
+                up.kids.append(node)
+        for node in order:
+            if node.kids is not None and len(node.kids) > 1:
+                node.kids.sort(key=_ts)
         if len(roots) > 1:
-            roots.sort(key=lambda n: _ts(n.entry))
-        placed: set[str] = set()
-        pending = list(roots)
+            roots.sort(key=_ts)
+        self._dfs(roots)
         # Entries caught in a parent cycle are reachable from no root: each unplaced one starts a new root.
-        extra = iter(order)
-        while True:
-            if not pending:
-                nxt = next((n for n in extra if n.id not in placed), None)
-                if nxt is None:
-                    break
-                pending = [nxt]
-            self._dfs(pending, kids, placed)
-            pending = []
+        if len(self._nodes) < len(order):
+            for node in order:
+                if node.parent == _UNPLACED:
+                    self._dfs([node])
 
-    def _dfs(self, roots: list[_Node], kids: dict[str, list[_Node]], placed: set[str]) -> None:
-        stack: list[tuple[_Node, int]] = [(r, -1) for r in reversed(roots)]
+    def _dfs(self, roots: list[_Node]) -> None:
+        """Preorder, children oldest first; a chain of only children is walked without the stack."""
         nodes = self._nodes
+        index = self._index
+        stack: list[tuple[_Node, int]] = [(r, -1) for r in reversed(roots)]
         while stack:
             node, parent = stack.pop()
-            if node.id in placed:
-                continue
-            placed.add(node.id)
-            idx = len(nodes)
-            node.parent = parent
-            nodes.append(node)
-            self._index[node.id] = idx
-            if parent >= 0:
-                nodes[parent].children.append(idx)
-            children = kids.get(node.id)
-            if children:
-                stack.extend((c, idx) for c in reversed(children))
+            while node.parent == _UNPLACED:
+                idx = len(nodes)
+                node.parent = parent
+                nodes.append(node)
+                index[node.id] = idx
+                if parent >= 0:
+                    up = nodes[parent]
+                    up.children.append(idx)
+                    node.depth = up.depth + 1
+                kids = node.kids
+                if kids is None:
+                    break
+                if len(kids) > 1:
+                    stack.extend((c, idx) for c in reversed(kids[1:]))
+                node, parent = kids[0], idx
 
     def _active_anchor(self) -> int:
         """Where ``← active`` goes when the leaf row is filtered out: the leaf's nearest ancestor that is
@@ -234,8 +313,26 @@ class TreeModel:
     def _shown(self, i: int) -> DisplayText:
         node = self._nodes[i]
         if node._shown is None:
+            if node.role == "toolResult":
+                self._find_call(i)
             node._shown = display_text(node.entry, self.tool_calls, self.home)
         return node._shown
+
+    def _find_call(self, i: int) -> None:
+        """Read the tool calls of the assistant turns above tool result ``i`` until its call is known."""
+        msg = self._nodes[i].entry.get("message")
+        call_id = str(msg.get("toolCallId", "")) if isinstance(msg, dict) else ""
+        j = self._nodes[i].parent
+        steps = 0
+        while call_id not in self.tool_calls and j >= 0 and steps < CALL_LOOKUP_DEPTH:
+            node = self._nodes[j]
+            if node.role == "assistant" and j not in self._calls_read:
+                self._calls_read.add(j)
+                up = node.entry.get("message")
+                if isinstance(up, dict):
+                    self.tool_calls.update(tool_calls_of(up))
+            j = node.parent
+            steps += 1
 
     def _search(self, i: int) -> str:
         node = self._nodes[i]
@@ -243,10 +340,16 @@ class TreeModel:
             node._search = search_text(node.entry, self._shown(i), self.labels.get(node.id))
         return node._search
 
-    def warm_search(self) -> None:
-        """Build every entry's search text now (the screen calls this right after opening)."""
-        for i in range(len(self._nodes)):
-            self._search(i)
+    def warm_search(self, limit: int | None = None) -> bool:
+        """Build search text for up to ``limit`` more entries (all when None); True once every entry has it.
+        The screen calls this in small slices while the user reads, so the first keystroke finds it ready."""
+        n = len(self._nodes)
+        end = n if limit is None else min(n, self._warm_at + limit)
+        search = self._search
+        for i in range(self._warm_at, end):
+            search(i)
+        self._warm_at = end
+        return end >= n
 
     # ------------------------------------------------------------------ filtering and layout
     def _passes(self, i: int) -> bool:
@@ -264,6 +367,15 @@ class TreeModel:
             return node.id in self.labels
         return True
 
+    def _passes_all(self) -> list[bool]:
+        """The filter verdict per entry, kept per filter (changing filters back and forth is then cheap)."""
+        mode = self.filter_mode
+        out = self._passes_cache.get(mode)
+        if out is None:
+            passes = self._passes
+            out = self._passes_cache[mode] = [passes(i) for i in range(len(self._nodes))]
+        return out
+
     def _refresh(self) -> None:
         nodes = self._nodes
         n = len(nodes)
@@ -274,7 +386,7 @@ class TreeModel:
         visible: list[int] = []
         vparent: dict[int, int] = {}
         vchildren: dict[int, list[int]] = {-1: []}
-        passes = self._passes
+        passes = self._passes_all()
         search = self._search
         for i in range(n):
             p = nodes[i].parent
@@ -282,9 +394,12 @@ class TreeModel:
                 skip[i] = True
                 near[i] = near[p]
                 continue
-            ok = passes(i)
+            ok = passes[i]
             if ok and terms:
-                text = search(i)
+                node = nodes[i]
+                text = node._search
+                if text is None:
+                    text = search(i)
                 ok = all(t in text for t in terms)
             if ok:
                 vp = near[p] if p >= 0 else -1
@@ -413,8 +528,12 @@ class TreeModel:
         return full_text(e) if e is not None else ""
 
     def preview(self, entry_id: str) -> list[tuple[str, str]]:
-        e = self.entry(entry_id)
-        return preview_sections(e, self.tool_calls, self.home) if e is not None else []
+        idx = self._index.get(entry_id)
+        if idx is None:
+            return []
+        if self._nodes[idx].role == "toolResult":
+            self._find_call(idx)
+        return preview_sections(self._nodes[idx].entry, self.tool_calls, self.home)
 
     def path_to(self, entry_id: str) -> list[str]:
         """Entry ids root → ``entry_id``."""
@@ -427,23 +546,18 @@ class TreeModel:
         idx = self._index.get(entry_id)
         if idx is None:
             return 0, []
-        path = self._path_indices(idx)
         marks: list[tuple[str, DisplayText, bool]] = []
-        for pos in range(len(path) - 1, -1, -1):
-            i = path[pos]
+        i = idx
+        while i >= 0:  # walk up only as far as the landmarks reach: sessions can be 10,000 entries deep
             node = self._nodes[i]
             fork = len(node.children) > 1
-            if (
-                fork
-                or node.role == "user"
-                or node.kind in ("branch_summary", "compaction")
-                or pos == len(path) - 1
-            ):
+            if fork or node.role == "user" or node.kind in ("branch_summary", "compaction") or i == idx:
                 marks.append((node.id, self._shown(i), fork))
                 if len(marks) >= limit:
                     break
+            i = node.parent
         marks.reverse()
-        return len(path), marks
+        return self._nodes[idx].depth + 1, marks
 
     def is_user_entry(self, entry_id: str) -> bool:
         idx = self._index.get(entry_id)
@@ -576,6 +690,7 @@ class TreeModel:
         else:
             self.labels[entry_id] = label
         self._nodes[idx]._search = None
+        self._passes_cache.pop("labeled-only", None)
         self._refresh()
 
     def entry_ids(self) -> Iterable[str]:

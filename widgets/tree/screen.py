@@ -9,6 +9,7 @@ search is empty, ``f``/``c``/``y`` are actions; ``/`` starts a search explicitly
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -17,16 +18,21 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from .model import TreeModel
+from .preview import Paragraph, PreviewPane
 from .tree_list import TreeList
 
 ActionKind = Literal["continue", "fork", "clone", "copy", "label"]
 PREVIEW_LIMIT = 6000  # characters per preview section; the whole text is one `y` away
+# While keys repeat (held arrow), the list moves at once and the preview follows this long after the last move.
+PREVIEW_DEBOUNCE_S = 0.03
+WARM_SLICE = 1500  # entries of search text built per idle slice after opening
 
 FOOTER_KEYS = (
     "enter continue here · f fork to new file · c clone path · y copy · L label · "
@@ -53,11 +59,10 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
     TreeBrowserScreen TreeList { width: 3fr; }
     TreeBrowserScreen #tree-preview {
         width: 2fr;
+        height: 1fr;
         border-left: solid $pi-border-muted;
         padding: 0 1;
-        scrollbar-size-vertical: 1;
     }
-    TreeBrowserScreen #tree-preview-text { width: 1fr; height: auto; }
     TreeBrowserScreen #tree-status { height: 1; padding: 0 1; color: $pi-muted; }
     TreeBrowserScreen #tree-label-box { height: auto; padding: 0 1; display: none; }
     TreeBrowserScreen #tree-label-box.editing { display: block; }
@@ -100,6 +105,9 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         self.on_label = on_label
         self._label_target: str | None = None
         self._search_mode = False
+        self._preview_timer: Timer | None = None
+        self._last_move = 0.0
+        self._shown_status: tuple[str, str] | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -107,8 +115,7 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         yield Static(id="tree-search")
         with Horizontal(id="tree-body"):
             yield TreeList(self.model, id="tree-list")
-            with VerticalScroll(id="tree-preview"):
-                yield Static(id="tree-preview-text")
+            yield PreviewPane(id="tree-preview")
         yield Static(id="tree-status")
         with Vertical(id="tree-label-box"):
             yield Static("Label (empty to remove):", id="tree-label-hint")
@@ -117,49 +124,81 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
 
     def on_mount(self) -> None:
         self.query_one(TreeList).focus()
-        self._sync()
-        # Search text for every entry is built lazily; do it while the user reads, not on the first keystroke.
-        self.set_timer(0.05, self.model.warm_search)
+        self._sync(rows_changed=False)
+        # Search text for every entry is built lazily; build it in slices while the user reads, so neither
+        # the first paint nor a key pressed meanwhile waits for all of it.
+        self.set_timer(0.05, self._warm_step)
+
+    def _warm_step(self) -> None:
+        if not self.model.warm_search(WARM_SLICE):
+            self.set_timer(0.01, self._warm_step)
 
     @property
     def tree_list(self) -> TreeList:
         return self.query_one(TreeList)
 
-    def _sync(self, rows_changed: bool = True) -> None:
+    @property
+    def preview_pane(self) -> PreviewPane:
+        return self.query_one(PreviewPane)
+
+    def _sync(self, rows_changed: bool = True, old_row: int | None = None) -> None:
         tl = self.tree_list
         if rows_changed:
             tl.refresh_rows()
+        elif old_row is not None:
+            tl.cursor_moved(old_row)
         else:
             tl.scroll_to_cursor()
             tl.refresh()
         query = self.model.query
-        search = Text("Type to search:", style="")
+        search = "Type to search:"
         if query or self._search_mode:
-            search.append(f" {query}", style="bold")
-        self.query_one("#tree-search", Static).update(search)
-        self.query_one("#tree-status", Static).update(Text(self.model.status_text()))
-        self._update_preview()
+            search += f" {query}"
+        status = (search, self.model.status_text())
+        if status != self._shown_status:
+            self._shown_status = status
+            text = Text("Type to search:")
+            if query or self._search_mode:
+                text.append(f" {query}", style="bold")
+            # Both lines have a fixed size: no layout pass for their new text.
+            self.query_one("#tree-search", Static).update(text, layout=False)
+            self.query_one("#tree-status", Static).update(Text(status[1]), layout=False)
+        self._schedule_preview(moved=old_row is not None)
+
+    def _schedule_preview(self, moved: bool) -> None:
+        """Draw the preview now, unless moves are arriving fast (held key): then after they pause."""
+        now = time.monotonic()
+        quick = moved and now - self._last_move < PREVIEW_DEBOUNCE_S * 3
+        if moved:
+            self._last_move = now
+        if self._preview_timer is not None:
+            self._preview_timer.stop()
+            self._preview_timer = None
+        if quick:
+            self._preview_timer = self.set_timer(PREVIEW_DEBOUNCE_S, self._update_preview)
+        else:
+            self._update_preview()
+
+    def preview_paragraphs(self) -> list[Paragraph]:
+        sid = self.model.selected_id
+        if sid is None:
+            return [("No entries found", False)]
+        out: list[Paragraph] = []
+        for heading, body in self.model.preview(sid):
+            clipped = body if len(body) <= PREVIEW_LIMIT else body[:PREVIEW_LIMIT] + "\n… (y copies all)"
+            out.append((f"{heading}\n", True))
+            out.append((f"{clipped}\n\n", False))
+        total, marks = self.model.path_outline(sid)
+        room = max(20, self.preview_pane.size.width - 2)
+        out.append((f"path ({total} entries from the root)\n", True))
+        for mid, shown, fork in marks:
+            bullet = "⑂ " if fork else "· "
+            out.append((bullet + (shown.tag + shown.body)[:room] + "\n", mid == sid))
+        return out
 
     def _update_preview(self) -> None:
-        sid = self.model.selected_id
-        out = Text()
-        if sid is None:
-            out.append("No entries found", style="italic")
-        else:
-            for heading, body in self.model.preview(sid):
-                out.append(f"{heading}\n", style="bold")
-                clipped = body if len(body) <= PREVIEW_LIMIT else body[:PREVIEW_LIMIT] + "\n… (y copies all)"
-                out.append(f"{clipped}\n\n")
-            total, marks = self.model.path_outline(sid)
-            room = max(20, self.query_one("#tree-preview").size.width - 4)
-            out.append(f"path ({total} entries from the root)\n", style="bold")
-            for mid, shown, fork in marks:
-                bullet = "⑂ " if fork else "· "
-                out.append(
-                    bullet + (shown.tag + shown.body)[:room] + "\n", style="bold" if mid == sid else ""
-                )
-        self.query_one("#tree-preview-text", Static).update(out)
-        self.query_one("#tree-preview", VerticalScroll).scroll_home(animate=False)
+        self._preview_timer = None
+        self.preview_pane.show(self.preview_paragraphs())
 
     # ------------------------------------------------------------------ keys
     @property
@@ -173,8 +212,9 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         return True
 
     def action_move(self, delta: int) -> None:
+        old = self.model.selected
         self.model.move(delta)
-        self._sync(rows_changed=False)
+        self._sync(rows_changed=False, old_row=old)
 
     def action_page(self, pages: int) -> None:
         self.model.page_size = max(1, self.tree_list.size.height - 1)

@@ -80,6 +80,8 @@ class TreeList(ScrollView, can_focus=True):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
         self._styles: dict[str, Style] = {}
+        # Drawn lines by (row, selected, width); cleared whenever the rows or styles change.
+        self._strips: dict[tuple[int, bool, int], Strip] = {}
 
     def on_mount(self) -> None:
         self.refresh_rows()
@@ -87,6 +89,10 @@ class TreeList(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+        self._strips.clear()
+
+    def on_resize(self) -> None:
+        self._strips.clear()
 
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
@@ -96,9 +102,22 @@ class TreeList(ScrollView, can_focus=True):
 
     def refresh_rows(self) -> None:
         """The model changed (rows, filter or selection): resize, keep the cursor in view, redraw."""
+        self._strips.clear()
         self.virtual_size = Size(self.size.width, len(self.model))
         self.scroll_to_cursor()
         self.refresh()
+
+    def cursor_moved(self, old_row: int) -> None:
+        """Only the selection moved: repaint the two lines involved, or scroll when it left the view."""
+        new_row = self.model.selected
+        top = int(self.scroll_offset.y)
+        height = self.scrollable_content_region.height or self.size.height
+        if top <= new_row < top + height:
+            self.refresh_line(old_row)
+            self.refresh_line(new_row)
+        else:
+            self.scroll_to_cursor()
+            self.refresh()
 
     def scroll_to_cursor(self) -> None:
         height = self.scrollable_content_region.height or self.size.height
@@ -119,8 +138,17 @@ class TreeList(ScrollView, can_focus=True):
         base = self.rich_style
         if index >= len(model):
             return Strip.blank(width, base)
-        row = model.row(index)
         selected = index == model.selected
+        key = (index, selected, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) > 4096:
+                self._strips.clear()
+            strip = self._strips[key] = self._draw(index, selected, width, base)
+        return strip
+
+    def _draw(self, index: int, selected: bool, width: int, base: Style) -> Strip:
+        row = self.model.row(index)
         s = self._style
         segs: list[Segment] = [
             Segment("› " if selected else "  ", s("tree-list--accent")),
@@ -138,9 +166,9 @@ class TreeList(ScrollView, can_focus=True):
             body_style = s("tree-list--muted") if row.text.body_muted else Style()
             if row.text.style == STYLE_ERROR:
                 body_style = text_style
-            segs.append(Segment(row.text.body, body_style))
+            segs.append(Segment(row.text.body[:width], body_style))  # chars >= cells: enough to fill the line
         else:
-            segs.append(Segment(row.text.body, text_style))
+            segs.append(Segment(row.text.body[:width], text_style))
         if row.is_active:
             segs.append(Segment(f"  {ACTIVE_MARK}", s("tree-list--accent")))
         line_style = base + s("tree-list--cursor") if selected else base

@@ -1,0 +1,70 @@
+"""Facts the tree needs from every entry, read without parsing whole session lines when possible.
+
+The store keeps each line as text until a field beyond ``type``/``id``/``parentId``/``timestamp`` is asked for
+(``EntryRecord``); a 10,000-entry session is mostly tool output nobody looks at. The tree needs, for every
+message, only its role and whether an assistant turn is tool calls only (hidden by most filters) — both are read
+from the line with a few regexes here. Anything unusual falls back to the parsed dict, which is always right.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .entry_text import is_hidden_assistant
+
+# pi writes a message entry as {"type":"message","id":…,"parentId":…,"timestamp":…,"message":{"role":…
+_ROLE = re.compile(r'"message":\{"role":"([A-Za-z]+)"')
+_TEXT = re.compile(r'"type":"text","text":"((?:[^"\\]|\\.)*)"')
+_STOP = re.compile(r'"stopReason":"([A-Za-z]+)"')
+_WS_ESCAPE = re.compile(r"\\[nrtf]")
+ROLE_WINDOW = 400  # the role sits right after the fixed prefix
+
+
+def tree_fields(entry: Any) -> tuple[str, str, Any, str]:
+    """(id, type, parentId, timestamp) of a dict entry or an EntryRecord (whose tree fields are attributes)."""
+    if isinstance(entry, dict):
+        return (
+            str(entry.get("id")),
+            entry.get("type") or "",
+            entry.get("parentId"),
+            entry.get("timestamp") or "",
+        )
+    eid = getattr(entry, "id", None)
+    if isinstance(eid, str):
+        return eid, entry.type or "", entry.parent_id, entry.timestamp or ""
+    return str(entry.get("id")), entry.get("type") or "", entry.get("parentId"), entry.get("timestamp") or ""
+
+
+def unparsed_line(entry: Any) -> str | None:
+    """The line text of an EntryRecord that has not been parsed yet, else None (dicts, parsed records)."""
+    if isinstance(entry, dict) or getattr(entry, "_data", 0) is not None:
+        return None
+    raw = getattr(entry, "_raw", None)
+    return raw if isinstance(raw, str) else None
+
+
+def _blank_json_string(body: str) -> bool:
+    return not _WS_ESCAPE.sub(" ", body).strip()
+
+
+def message_facts(entry: Any) -> tuple[str | None, bool]:
+    """(role, is a tool-calls-only assistant turn) of a message entry."""
+    raw = unparsed_line(entry)
+    if raw is not None:
+        m = _ROLE.search(raw, 0, ROLE_WINDOW)
+        if m is not None:
+            role = m.group(1)
+            if role != "assistant":
+                return role, False
+            if any(not _blank_json_string(t.group(1)) for t in _TEXT.finditer(raw)):
+                return role, False
+            # No text: the message-level stopReason follows the content, so the last match is the right one.
+            stops = _STOP.findall(raw)
+            stop = stops[-1] if stops else None
+            return role, not (stop and stop not in ("stop", "toolUse"))
+    msg = entry.get("message")
+    if not isinstance(msg, dict):
+        return None, False
+    role = msg.get("role")
+    return role, role == "assistant" and is_hidden_assistant(msg)
