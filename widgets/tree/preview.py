@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.strip import Strip
 from textual.widget import Widget
@@ -63,6 +64,11 @@ class PreviewPane(Widget):
         self._pending: list[tuple[str, bool]] = []  # source lines of the paragraph being wrapped
         self._width = 0
         self._top = 0
+        self._styles: tuple[Style, Style] | None = None  # (base, heading), cleared when styles change
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = None
 
     @property
     def plain(self) -> str:
@@ -114,14 +120,16 @@ class PreviewPane(Widget):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        base = self.rich_style
+        if self._styles is None:
+            base = self.rich_style
+            self._styles = (base, base + self.get_component_rich_style("preview-pane--heading", partial=True))
+        base, heading = self._styles
         index = self._top + y
         self._ensure_lines(index + 1, width)
         if index >= len(self._lines):
             return Strip.blank(width, base)
         text, bold = self._lines[index]
-        style = base + self.get_component_rich_style("preview-pane--heading", partial=True) if bold else base
-        return Strip([Segment(text, style)]).adjust_cell_length(width, base)
+        return Strip([Segment(text, heading if bold else base)]).adjust_cell_length(width, base)
 
 
 __all__ = ["Paragraph", "PreviewPane", "wrap_line"]

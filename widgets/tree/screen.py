@@ -30,8 +30,10 @@ from .tree_list import TreeList
 
 ActionKind = Literal["continue", "fork", "clone", "copy", "label"]
 PREVIEW_LIMIT = 6000  # characters per preview section; the whole text is one `y` away
-# While keys repeat (held arrow), the list moves at once and the preview follows this long after the last move.
+# While keys repeat (held arrow: moves closer than REPEAT_S), the list moves at once and the preview follows
+# PREVIEW_DEBOUNCE_S after the last move; a single move redraws both in the same frame.
 PREVIEW_DEBOUNCE_S = 0.03
+REPEAT_S = 0.05
 WARM_SLICE = 1500  # entries of search text built per idle slice after opening
 
 FOOTER_KEYS = (
@@ -168,7 +170,7 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
     def _schedule_preview(self, moved: bool) -> None:
         """Draw the preview now, unless moves are arriving fast (held key): then after they pause."""
         now = time.monotonic()
-        quick = moved and now - self._last_move < PREVIEW_DEBOUNCE_S * 3
+        quick = moved and now - self._last_move < REPEAT_S
         if moved:
             self._last_move = now
         if self._preview_timer is not None:
