@@ -36,13 +36,22 @@ class PromptEditor(TextArea):
     PromptEditor > .text-area--cursor-line { background: transparent; }
     """
 
+    # Listed for /hotkeys; the text-dependent ones are dispatched from _on_key (see there), so they are
+    # not priority bindings.
     BINDINGS = [
-        Binding("enter", "submit", "Submit", show=False, priority=True),
-        Binding("alt+enter", "follow_up", "Queue follow-up", show=False, priority=True),
-        Binding("shift+enter,ctrl+j", "newline", "Newline", show=False, priority=True),
-        Binding("tab", "complete", "Complete", show=False, priority=True),
+        Binding("enter", "submit", "Submit", show=False),
+        Binding("alt+enter", "follow_up", "Queue follow-up", show=False),
+        Binding("shift+enter,ctrl+j", "newline", "Newline", show=False),
+        Binding("tab", "complete", "Complete", show=False),
         Binding("escape", "close_completion", "Close", show=False, priority=True),
     ]
+    _KEY_ACTIONS = {
+        "enter": "submit",
+        "alt+enter": "follow_up",
+        "shift+enter": "newline",
+        "ctrl+j": "newline",
+        "tab": "complete",
+    }
 
     class Submitted(Message):
         """Enter: the prompt text with paste markers expanded."""
@@ -110,7 +119,10 @@ class PromptEditor(TextArea):
     def action_submit(self) -> None:
         if self.menu is not None and self.menu.is_open:
             self._accept_completion()
-            return
+            # A chosen slash command runs at once (as in pi); a chosen file path just goes in the text.
+            if not (self.text.startswith("/") and "\n" not in self.text):
+                return
+            self.load_text(self.text.rstrip())
         text = self._take_text()
         if text is not None:
             self.post_message(self.Submitted(self, text))
@@ -153,6 +165,18 @@ class PromptEditor(TextArea):
             self.load_text(text)
         self.set_class(self.bash_mode, "-bash")
         self.move_cursor(self.document.end)
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Priority bindings run as soon as the app receives a key, ahead of characters still queued for
+        # this editor; when "text⏎" arrives in one terminal read, Enter would submit before the text was
+        # inserted. Handling these keys here keeps them in order with the typing.
+        action = self._KEY_ACTIONS.get(event.key)
+        if action is not None:
+            event.stop()
+            event.prevent_default()
+            getattr(self, f"action_{action}")()
+            return
+        await super()._on_key(event)
 
     # ------------------------------------------------------------------ paste
     async def _on_paste(self, event: events.Paste) -> None:

@@ -122,16 +122,42 @@ async def test_completion_popup(tmp_path):
         await pilot.press("/", "c")
         await pilot.pause()
         assert app.menu.is_open and [i.value for i in app.menu.completions.items] == ["/compact", "/copy"]
-        await pilot.press("down", "enter")
+        await pilot.press("down", "tab")
         await pilot.pause()
         assert app.editor.text == "/copy " and not app.menu.is_open and app.got == []
         app.editor.clear()
+        await pilot.press("/", "c", "down", "enter")  # Enter on a command completes and runs it, as pi
+        await pilot.pause()
+        assert app.got == [("Submitted", "/copy")] and app.editor.text == ""
         await pilot.press("r", "e", "a", "d", "space", "@", "s")
         await pilot.pause()
         assert [i.value for i in app.menu.completions.items] == ["@src/", "@setup.cfg"]
+        await pilot.press("enter")  # a file completion only goes into the text
+        await pilot.pause()
+        assert app.editor.text == "read @src/" and len(app.got) == 1
+        app.editor.clear()
+        await pilot.press("@", "s")
+        await pilot.pause()
         await pilot.press("escape")
         assert not app.menu.is_open
         app.editor.clear()
         await pilot.press("s", "r", "tab")  # Tab path completion, single match applies directly
         await pilot.pause()
         assert app.editor.text == "src/"
+
+
+async def test_enter_in_the_same_read_as_the_text_submits_all_of_it(tmp_path):
+    """A terminal read can deliver "hi⏎" at once (fast typing, tmux send-keys): Enter must act after the
+    characters queued before it, not overtake them."""
+    app = EditorApp(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key, char in [("h", "h"), ("i", "i"), ("enter", "\r")]:
+            app.post_message(events.Key(key, char))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.got == [("Submitted", "hi")] and app.editor.text == ""
+        for key, char in [("o", "o"), ("k", "k"), ("tab", "\t"), ("shift+enter", None), ("z", "z")]:
+            app.post_message(events.Key(key, char))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.editor.text == "ok\nz"
