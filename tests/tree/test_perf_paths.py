@@ -1,0 +1,122 @@
+"""The fast paths behind the tree budgets: facts read from unparsed lines, lazy tool-call lookup, the cached
+model per session, preview wrapping, and cursor moves that repaint without a screen layout pass."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_app.session.store import SessionManager
+from pi_app.session.store.record import EntryRecord
+from tests.tree.helpers import FIXTURES, assistant, chain, tool_result, user
+from tests.tree.host import HostApp
+from widgets.tree import TreeModel
+from widgets.tree.peek import message_facts
+from widgets.tree.preview import wrap_line
+from widgets.tree.screen import TreeBrowserScreen
+
+
+def record(e: dict) -> EntryRecord:
+    """An EntryRecord as the loader makes it: tree fields set, the line kept as text and not yet parsed."""
+    return EntryRecord(
+        e["type"], e["id"], e["parentId"], e["timestamp"], raw=json.dumps(e, separators=(",", ":"))
+    )
+
+
+def test_message_facts_from_unparsed_lines_match_the_parsed_dicts():
+    cases = [
+        user("u", None, "hi"),
+        assistant("a", "u", "some text"),
+        assistant("t", "u", "", calls=[("c1", "read", {"path": "a.py"})], stop="toolUse"),
+        assistant("ws", "u", "", calls=[("c2", "ls", {})], stop="toolUse"),
+        assistant("ab", "u", "", calls=[("c3", "ls", {})], stop="aborted"),
+        assistant("er", "u", "", stop="error", error="boom"),
+        tool_result("r", "t", "c1", "read", "x = 1"),
+    ]
+    cases[3]["message"]["content"].insert(
+        0, {"type": "text", "text": "\n  \t"}
+    )  # blank text: still tool-only
+    expected = [("user", False), ("assistant", False), ("assistant", True), ("assistant", True)]
+    expected += [("assistant", False), ("assistant", False), ("toolResult", False)]
+    for e, want in zip(cases, expected, strict=True):
+        rec = record(e)
+        assert message_facts(rec) == want, e["id"]
+        assert rec._data is None, "the line was parsed"
+        assert message_facts(e) == want, e["id"]
+
+
+def test_model_reads_only_the_lines_it_shows_and_finds_tool_calls_lazily():
+    entries = [
+        user("u", None, "read it", 1),
+        assistant(
+            "t",
+            "u",
+            "",
+            2,
+            calls=[("c1", "read", {"path": "/home/me/a.py", "offset": 3, "limit": 2})],
+            stop="toolUse",
+        ),
+        tool_result("r", "t", "c1", "read", "x = 1", 3),
+        *chain("m", "r", 40, start=4),
+    ]
+    recs = [record(e) for e in entries]
+    m = TreeModel(recs, "m39", home="/home/me")
+    assert all(r._data is None for r in recs), "building the tree parsed lines"
+    m.select("r")
+    assert m.row(m.selected).text.body == "[read: ~/a.py:3-4]"
+    assert [r.id for r in recs if r._data is not None] == ["t", "r"]  # the result and the turn with its call
+    assert "t" not in [m.row(i).id for i in range(len(m))]  # tool-only turn hidden by the default filter
+    m.set_filter("all")
+    assert "t" in [m.row(i).id for i in range(len(m))]
+
+
+def test_for_session_builds_once_and_resets_state(tmp_path: Path):
+    src = Path(f"{FIXTURES}/branched.jsonl")
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(src.read_bytes())
+    sm = SessionManager.open(str(path))
+    m1 = TreeModel.for_session(sm)
+    other = m1.row(0).id
+    assert other != sm.leaf_id
+    m1.filter_key("ctrl+u")
+    m1.set_query("use")
+    m1.folded.add("x")
+    sm.branch(other)
+    m2 = TreeModel.for_session(sm)
+    assert m2 is m1
+    assert (m2.filter_mode, m2.query, m2.folded) == ("default", "", set())
+    assert m2.leaf_id == other and m2.selected_id == other
+    sm.append_label_change(other, "here")  # a new entry: the model is rebuilt
+    m3 = TreeModel.for_session(sm)
+    assert m3 is not m1 and m3.labels[other] == "here"
+    assert TreeModel.for_session(SessionManager.open(str(path))) is not m3  # another session object
+
+
+def test_wrap_line_fits_width_and_keeps_text():
+    text = "the quick brown fox " + "x" * 23 + " jumps"
+    lines = wrap_line(text, 10)
+    assert all(len(line) <= 10 for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert wrap_line("short", 10) == ["short"]
+    assert wrap_line("", 10) == [""]
+
+
+async def test_cursor_move_repaints_without_a_layout_pass():
+    model = TreeModel.from_session(SessionManager.open(f"{FIXTURES}/compacted.jsonl"))
+    app = HostApp(lambda: TreeBrowserScreen(model))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        layouts = []
+        original = screen._refresh_layout
+
+        def counting(*args, **kwargs):
+            layouts.append(args)
+            return original(*args, **kwargs)
+
+        screen._refresh_layout = counting
+        before = screen.preview_pane.plain
+        await pilot.press("up")
+        await pilot.press("up")
+        assert screen.preview_pane.plain != before  # the preview followed the cursor
+        assert layouts == []
