@@ -38,9 +38,9 @@ def tree_fields(entry: Any) -> tuple[str, str, Any, str]:
 
 def unparsed_line(entry: Any) -> str | None:
     """The line text of an EntryRecord that has not been parsed yet, else None (dicts, parsed records)."""
-    if isinstance(entry, dict) or getattr(entry, "_data", 0) is not None:
+    if isinstance(entry, dict):
         return None
-    raw = getattr(entry, "_raw", None)
+    raw = getattr(entry, "unparsed_line", None)
     return raw if isinstance(raw, str) else None
 
 

@@ -72,6 +72,11 @@ class EntryRecord:
         )
 
     @property
+    def unparsed_line(self) -> str | None:
+        """The original JSON line while the entry has not been parsed yet (for cheap peeks), else None."""
+        return self._raw if self._data is None else None
+
+    @property
     def data(self) -> dict[str, Any]:
         """The full entry dict (parsed now if it was not yet)."""
         if self._data is None:
