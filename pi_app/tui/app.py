@@ -25,6 +25,7 @@ from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.history_view import tool_results_by_id, widgets_for
 from pi_app.tui.options import DOUBLE_PRESS_S, TuiOptions
 from pi_app.tui.selection import MessageSelection
+from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, setup_themes
 from widgets.bash_view import BashExecutionView
 from widgets.chat_log import ChatLog
 from widgets.completion import CompletionMenu, DefaultCompletionProvider
@@ -75,13 +76,30 @@ class PiApp(App[None]):
         session_factory: SessionFactory | None = None,
         initial_message: str | None = None,
         options: TuiOptions | None = None,
+        initial_images: list[Any] | None = None,
+        initial_messages: list[str] | None = None,
+        resume: bool = False,
+        themes: list[str] | None = None,
+        no_themes: bool = False,
+        warnings: list[str] | None = None,
     ) -> None:
+        """``resume`` opens the session picker first (``pi -r``; cancelling it quits); ``themes`` are the
+        ``--theme`` values (paths to load, or a theme name to use for this run); ``warnings`` are startup
+        warnings to show in the chat."""
         super().__init__()
         if session is None and session_factory is None:
             raise ValueError("PiApp needs a session or a session_factory")
         self.session: Any = session
         self._session_factory = session_factory
         self.initial_message = initial_message
+        self.initial_images = initial_images
+        self.initial_messages = list(initial_messages or [])
+        self.resume_at_start = resume
+        self.cli_themes = list(themes or [])
+        self.no_themes = no_themes
+        self.startup_warnings = list(warnings or [])
+        self.theme_watch = ThemeFileWatch(self)
+        self.branch_summarizing = False
         self.options = options or TuiOptions()
         self.clipboard_backend: Clipboard = self.options.clipboard or SystemClipboard(
             osc52=self.copy_to_clipboard
@@ -120,8 +138,8 @@ class PiApp(App[None]):
         yield self.footer
 
     async def on_mount(self) -> None:
-        themes.register_all(self)
         if self.session is None:
+            themes.register_all(self)  # the first frame is drawn in the default theme meanwhile
             assert self._session_factory is not None
             self.session = await self._session_factory()
         session = self.session
@@ -133,22 +151,65 @@ class PiApp(App[None]):
         self._unsubscribe = session.subscribe(self.bridge)
         self.run_worker(self.bridge.run(), name="event-bridge", group="bridge", exit_on_error=False)
         await self.rebuild_chat(header=True)
+        for warning in self.startup_warnings:
+            await self.chat.add(Notice(warning, kind="warning"))
         self.refresh_footer()
         self.editor.focus()
         if self.options.warm_imports and not self.options.test_mode:
             self.call_after_refresh(self._warm_provider_import)
-        if self.initial_message:
-            self.submit(self.initial_message)
+        if self.resume_at_start:
+            self.run_worker(self._resume_at_start(), group="session", exit_on_error=False)
+        else:
+            self._send_initial_messages()
+
+    def _send_initial_messages(self) -> None:
+        first, rest = self.initial_message, self.initial_messages
+        self.initial_message, self.initial_messages = None, []
+        if first or rest:
+            self.submissions += 1
+            self.run_worker(
+                self._run_initial(first, self.initial_images, rest), group="submit", exit_on_error=False
+            )
+
+    async def _run_initial(self, first: str | None, images: list[Any] | None, rest: list[str]) -> None:
+        """The command line's messages, one after the other (the first with the @file images)."""
+        if first:
+            await self._run_prompt(first, images)
+        for text in rest:
+            await self._run_prompt(text)
+
+    async def _resume_at_start(self) -> None:
+        from pi_app.tui.session_commands import open_resume
+
+        await open_resume(self, on_cancel=self._resume_cancelled, then=self._send_initial_messages)
+
+    def _resume_cancelled(self) -> None:
+        self.exit(message="No session selected")
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
 
     def _apply_theme(self) -> None:
-        name = self.options.theme or self.session.settings.settings.theme
-        if not name:
-            name = themes.detect_default_theme(os.environ)
-        self.theme = name if name in self.available_themes else "dark"
+        session = self.session
+        chosen = setup_themes(
+            self,
+            session.cwd,
+            session.settings,
+            self.cli_themes,
+            no_themes=self.no_themes,
+            override=self.options.theme,
+        )
+        self.startup_warnings += chosen.warnings
+        self.theme = chosen.active
+        self.theme_watch.follow(chosen.active)
+        if not self.options.test_mode:
+            self.set_interval(WATCH_INTERVAL_S, self.theme_watch.check)
+
+    def on_session_replaced(self) -> None:
+        """After /tree, /fork, /clone, /resume: model, thinking level and footer may come from the new file."""
+        self.on_model_changed()
+        self.refresh_footer()
 
     def _seed_history(self) -> None:
         history = History()
@@ -304,9 +365,9 @@ class PiApp(App[None]):
             return
         await self._run_prompt(text)
 
-    async def _run_prompt(self, text: str) -> None:
+    async def _run_prompt(self, text: str, images: list[Any] | None = None) -> None:
         try:
-            await self.session.prompt(text)
+            await self.session.prompt(text, images) if images else await self.session.prompt(text)
         except Exception as exc:
             await self.bridge.drained()
             await self.chat.add(ErrorNotice(str(exc)))
@@ -359,7 +420,7 @@ class PiApp(App[None]):
 
     async def wait_until_idle(self) -> None:
         """For tests and benchmarks: the agent is idle and every event has reached the widgets."""
-        busy = [w for w in self.workers if w.group in ("submit", "model") and not w.is_finished]
+        busy = [w for w in self.workers if w.group in ("submit", "model", "session") and not w.is_finished]
         if busy:  # wait_for_complete([]) would wait for every worker, the event pump included
             await self.workers.wait_for_complete(busy)
         await self.session.wait_for_idle()
@@ -367,8 +428,8 @@ class PiApp(App[None]):
 
     # ================================================================== key actions
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if isinstance(self.screen, ModalScreen):
-            return False  # dialogs own their keys
+        if isinstance(self.screen, ModalScreen) or len(self.screen_stack) > 1:
+            return False  # dialogs and full-screen pickers own their keys
         if action in self.SELECTION_ACTIONS:
             return self.selection.active
         if action == "interrupt" and self.menu.is_open and not self.selection.active:
@@ -383,6 +444,9 @@ class PiApp(App[None]):
         session = self.session
         if self.selection.active:
             self.selection.stop()
+            return
+        if self.branch_summarizing:
+            session.abort_branch_summary()
             return
         if session.is_bash_running:
             session.abort_bash()
@@ -408,11 +472,15 @@ class PiApp(App[None]):
                 self._last_escape = now
 
     async def double_escape(self) -> None:
-        """pi's doubleEscapeAction (tree / fork / none); the tree and fork selectors are not built yet."""
+        """pi's doubleEscapeAction: open the tree browser, the fork picker, or nothing."""
+        from pi_app.tui.session_commands import open_fork_picker, open_tree
+
         action = self.session.settings.settings.doubleEscapeAction
         self.double_escape_requests += 1
-        if action != "none":
-            await self.show_status(f"/{action} is not available yet")
+        if action == "tree":
+            await open_tree(self)
+        elif action == "fork":
+            await open_fork_picker(self)
 
     def _restore_queue_to_editor(self) -> int:
         steering, follow_up = self.session.clear_queue()
@@ -605,10 +673,27 @@ def run_interactive(
     session_factory: SessionFactory | None = None,
     initial_message: str | None = None,
     options: TuiOptions | None = None,
+    initial_images: list[Any] | None = None,
+    initial_messages: list[str] | None = None,
+    resume: bool = False,
+    themes: list[str] | None = None,
+    no_themes: bool = False,
+    warnings: list[str] | None = None,
 ) -> int:
-    """Run the full-screen app until the user quits; returns the exit code."""
+    """Run the full-screen app until the user quits; returns the exit code (see :class:`PiApp`)."""
     if session is not None and callable(session) and not hasattr(session, "prompt"):
         session_factory, session = session, None
-    app = PiApp(session, session_factory=session_factory, initial_message=initial_message, options=options)
+    app = PiApp(
+        session,
+        session_factory=session_factory,
+        initial_message=initial_message,
+        options=options,
+        initial_images=initial_images,
+        initial_messages=initial_messages,
+        resume=resume,
+        themes=themes,
+        no_themes=no_themes,
+        warnings=warnings,
+    )
     app.run()
     return app.return_code or 0

@@ -1,8 +1,10 @@
-"""Built-in slash commands that need no tree UI. Each handler gets the app and the argument text."""
+"""Built-in slash commands. Each handler gets the app and the argument text; the session-tree ones
+(/tree, /fork, /clone, /resume) live in :mod:`pi_app.tui.session_commands`."""
 
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -116,19 +118,65 @@ async def _hotkeys(app: PiApp, arg: str) -> None:
     await app.chat.add(Notice(app.hotkeys_text(), kind="info"))
 
 
+def export_target(arg: str, cwd: str) -> str | None:
+    """The file /export writes: the argument (``~`` expanded, relative to the session's cwd) or the default."""
+    raw = arg.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        raw = raw[1:-1]
+    if not raw:
+        return None
+    path = os.path.expanduser(raw)
+    return path if os.path.isabs(path) else os.path.join(cwd, path)
+
+
 async def _export(app: PiApp, arg: str) -> None:
-    session_file = app.session.session_file
-    if not session_file:
+    session = app.session
+    session_file = session.session_file
+    if not session_file or not os.path.exists(session_file):
         await app.chat.add(ErrorNotice("Failed to export session: the session has not been saved yet"))
         return
-    try:
-        from pi_app.session.export import export_session
+    from pi_app.session.export import default_export_path, export_session
 
-        path = export_session(session_file, arg.strip() or None)
+    target = export_target(arg, session.cwd) or os.path.join(session.cwd, default_export_path(session_file))
+    options: dict[str, Any] = {}
+    if not target.lower().endswith(".jsonl"):
+        import themes
+
+        options = {
+            "theme_name": app.theme if app.theme in themes.available_themes() else "dark",
+            "system_prompt": session.system_prompt,
+            "leaf_id": session.session_manager.leaf_id,
+        }
+    try:
+        path = export_session(session_file, target, **options)
     except Exception as exc:
         await app.chat.add(ErrorNotice(f"Failed to export session: {exc}"))
         return
-    await app.show_status(f"Session exported to: {path}")
+    await app.show_status(f"Session exported to: {os.path.abspath(path)}")
+
+
+async def _tree(app: PiApp, arg: str) -> None:
+    from pi_app.tui.session_commands import open_tree
+
+    await open_tree(app)
+
+
+async def _fork(app: PiApp, arg: str) -> None:
+    from pi_app.tui.session_commands import open_fork_picker
+
+    await open_fork_picker(app)
+
+
+async def _clone(app: PiApp, arg: str) -> None:
+    from pi_app.tui.session_commands import clone_current
+
+    await clone_current(app)
+
+
+async def _resume(app: PiApp, arg: str) -> None:
+    from pi_app.tui.session_commands import open_resume
+
+    await open_resume(app)
 
 
 def _quit(app: PiApp, arg: str) -> None:
@@ -164,13 +212,17 @@ async def _logout(app: PiApp, arg: str) -> None:
 BUILTINS: list[Command] = [
     Command("settings", "Open settings menu", _settings),
     Command("model", "Select model (opens selector UI)", _model),
-    Command("export", "Export session to HTML file", _export),
+    Command("export", "Export session to HTML file (or a .jsonl copy)", _export),
     Command("copy", "Copy last agent message to clipboard", _copy),
     Command("name", "Set session display name", _name),
     Command("session", "Show session info and stats", _session),
     Command("hotkeys", "Show all keyboard shortcuts", _hotkeys),
     Command("login", "Store an API key for a provider", _login),
     Command("logout", "Remove stored credentials", _logout),
+    Command("fork", "Create a new fork from a previous message", _fork),
+    Command("clone", "Duplicate the current session at the current position", _clone),
+    Command("tree", "Navigate session tree (switch branches)", _tree),
+    Command("resume", "Resume a different session", _resume),
     Command("new", "Start a new session", _new),
     Command("compact", "Manually compact the session context", _compact),
     Command("reload", "Reload skills, prompts, context files and settings", _reload),

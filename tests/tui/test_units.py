@@ -38,7 +38,7 @@ def test_split_and_find_commands() -> None:
     assert split_command("/compact keep the API notes") == ("compact", "keep the API notes")
     assert split_command("/model") == ("model", "")
     assert find_command("exit") is find_command("quit")
-    assert find_command("tree") is None
+    assert find_command("tree") is not None and find_command("nope") is None
 
 
 def test_header_lines_collapse_and_expand() -> None:
