@@ -22,12 +22,18 @@ def message_json(message: Any) -> Any:
 
 
 def result_json(result: Any) -> Any:
-    """JSON form of a tool result (AgentToolResult or anything already JSON-shaped)."""
+    """JSON form of a tool result (AgentToolResult or anything already JSON-shaped).
+
+    Like pi (``JSON.stringify`` drops ``undefined``), a result without details has no ``details`` key.
+    """
     if result is None:
         return None
     content = getattr(result, "content", None)
     if content is not None and not isinstance(result, dict):
-        return {"content": [message_json(c) for c in content], "details": _plain(result.details)}
+        out: dict[str, Any] = {"content": [message_json(c) for c in content]}
+        if result.details is not None:
+            out["details"] = _plain(result.details)
+        return out
     return _plain(result)
 
 
@@ -100,10 +106,11 @@ class MessageUpdateEvent:
     assistant_message_event: AssistantMessageEvent
 
     def to_json(self) -> dict[str, Any]:
+        # pi's key order: the event, then the message
         return {
             "type": self.type,
-            "message": message_json(self.message),
             "assistantMessageEvent": self.assistant_message_event.to_json(),
+            "message": message_json(self.message),
         }
 
 

@@ -44,12 +44,6 @@ def final_assistant_outcome(messages: Sequence[Any]) -> tuple[list[str], str | N
     return texts, None
 
 
-def _is_wire_event(event_type: str) -> bool:
-    from pi_app.session.session_events import WIRE_EVENT_TYPES
-
-    return event_type in WIRE_EVENT_TYPES
-
-
 def session_header_json(session: Any) -> dict[str, Any] | None:
     manager = session.session_manager
     raw = getattr(manager, "raw_header", None)
@@ -90,9 +84,12 @@ async def run_print_mode(
         if header:
             writer.write(header)
 
+        from pi_app.modes.wire import event_json
+
         def on_event(event: Any) -> None:
-            if _is_wire_event(event.type):
-                writer.write(event.to_json())
+            data = event_json(event)
+            if data is not None:
+                writer.write(data)
 
         unsubscribe = session.subscribe(on_event)
 

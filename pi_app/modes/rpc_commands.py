@@ -14,8 +14,8 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pi_app.agent.events import message_json
 from pi_app.ai.types import THINKING_LEVELS, ImageContent, Model, dump
+from pi_app.modes.wire import wire_messages, wire_messages_json
 from pi_app.session.session_events import compaction_result_json
 
 NO_DATA: Any = object()
@@ -93,7 +93,7 @@ def session_state(session: Any) -> dict[str, Any]:
         "sessionId": session.session_id,
         "sessionName": session.session_name,
         "autoCompactionEnabled": bool(session.auto_compaction_enabled),
-        "messageCount": len(session.messages),
+        "messageCount": len(wire_messages(session.messages)),
         "pendingMessageCount": session.pending_message_count,
     }
     # pi leaves undefined fields out (no file for --no-session, no name until one is set)
@@ -157,7 +157,7 @@ async def _get_state(session: Any, cmd: dict[str, Any]) -> Any:
 
 
 async def _get_messages(session: Any, cmd: dict[str, Any]) -> Any:
-    return {"messages": [message_json(m) for m in session.messages]}
+    return {"messages": wire_messages_json(session.messages)}
 
 
 async def _set_model(session: Any, cmd: dict[str, Any]) -> Any:
@@ -266,7 +266,10 @@ async def _abort_bash(session: Any, cmd: dict[str, Any]) -> Any:
 
 
 async def _get_session_stats(session: Any, cmd: dict[str, Any]) -> Any:
-    return _as_json(await _maybe(session.get_session_stats()))
+    stats = _as_json(await _maybe(session.get_session_stats()))
+    if isinstance(stats, dict) and "totalMessages" in stats:
+        stats["totalMessages"] = len(wire_messages(session.messages))  # the tool-set log is not shown
+    return stats
 
 
 async def _export_html(session: Any, cmd: dict[str, Any]) -> Any:
@@ -357,32 +360,62 @@ async def _set_session_name(session: Any, cmd: dict[str, Any]) -> Any:
     return NO_DATA
 
 
+def source_info(path: str, source: str, cwd: str, agent_dir: str) -> dict[str, Any]:
+    """pi 0.73.1's ``sourceInfo`` for a prompt template or skill loaded from ``path``.
+
+    ``source`` is our loader's tag: auto-discovered ``user``/``project`` resources, or ``path`` for one
+    given in settings or on the command line (pi tells those apart; we answer as pi does for a path given
+    on the command line: user/project scope under those roots, else ``temporary``).
+    """
+    user_base = agent_dir
+    project_base = os.path.join(cwd, ".pi")
+    if source == "user":
+        return {"path": path, "source": "auto", "scope": "user", "origin": "top-level", "baseDir": user_base}
+    if source == "project":
+        return {
+            "path": path,
+            "source": "auto",
+            "scope": "project",
+            "origin": "top-level",
+            "baseDir": project_base,
+        }
+    real = os.path.abspath(path)
+    for base, scope in ((user_base, "user"), (project_base, "project")):
+        for kind in ("skills", "prompts"):
+            root = os.path.join(os.path.abspath(base), kind)
+            if real == root or real.startswith(root + os.sep):
+                return {
+                    "path": path,
+                    "source": "local",
+                    "scope": scope,
+                    "origin": "top-level",
+                    "baseDir": root,
+                }
+    base_dir = real if os.path.isdir(real) else os.path.dirname(real)
+    return {"path": path, "source": "local", "scope": "temporary", "origin": "top-level", "baseDir": base_dir}
+
+
 async def _get_commands(session: Any, cmd: dict[str, Any]) -> Any:
-    getter = getattr(session, "get_commands", None)
-    if callable(getter):
-        commands = await _maybe(getter())
-        return {"commands": [_as_json(c) for c in commands]}
-    out: list[dict[str, Any]] = []
-    for t in session.prompt_templates:
-        out.append(
-            {
-                "name": t.name,
-                "description": t.description,
-                "source": "prompt",
-                "location": t.source,
-                "path": t.file_path,
-            }
-        )
-    for s in session.skills:
-        out.append(
-            {
-                "name": f"skill:{s.name}",
-                "description": s.description,
-                "source": "skill",
-                "location": s.source,
-                "path": s.file_path,
-            }
-        )
+    """pi 0.73.1: ``{commands: [{name, description, source: "prompt"|"skill", sourceInfo}]}``."""
+    cwd, agent_dir = str(session.cwd), str(session.agent_dir)
+    out: list[dict[str, Any]] = [
+        {
+            "name": t.name,
+            "description": t.description,
+            "source": "prompt",
+            "sourceInfo": source_info(t.file_path, t.source, cwd, agent_dir),
+        }
+        for t in session.prompt_templates
+    ]
+    out += [
+        {
+            "name": f"skill:{s.name}",
+            "description": s.description,
+            "source": "skill",
+            "sourceInfo": source_info(s.file_path, s.source, cwd, agent_dir),
+        }
+        for s in session.skills
+    ]
     return {"commands": out}
 
 

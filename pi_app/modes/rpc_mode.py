@@ -19,6 +19,7 @@ from typing import Any
 
 from pi_app.modes.jsonl import JsonlWriter, LineSplitter
 from pi_app.modes.rpc_commands import HANDLERS, NO_DATA, RpcError, parse_images
+from pi_app.modes.wire import event_json
 
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
@@ -45,11 +46,8 @@ class RpcServer:
     """Serves one AgentSession over a JSONL channel (see the module docstring)."""
 
     def __init__(self, session: Any, writer: JsonlWriter | None = None) -> None:
-        from pi_app.session.session_events import WIRE_EVENT_TYPES
-
         self.session = session
         self.writer = writer or JsonlWriter()
-        self._wire_events = WIRE_EVENT_TYPES
         self._tasks: set[asyncio.Task[Any]] = set()
         self._unsubscribe = session.subscribe(self._on_event)
 
@@ -58,8 +56,9 @@ class RpcServer:
         self.writer.write(obj)
 
     def _on_event(self, event: Any) -> None:
-        if event.type in self._wire_events:
-            self.output(event.to_json())
+        data = event_json(event)
+        if data is not None:
+            self.output(data)
 
     # ------------------------------------------------------------------ input
     def handle_line(self, line: str) -> None:
@@ -101,6 +100,9 @@ class RpcServer:
         except Exception as exc:  # every failure is an answer, never the end of the server
             self.output(error_response(request_id, name, str(exc) or type(exc).__name__))
             return
+        # Setters emit their events (thinking_level_changed, session_info_changed) from a task; pi emits
+        # them synchronously, so they come before the response. Let those tasks run first.
+        await asyncio.sleep(0)
         self.output(success_response(request_id, name, data))
 
     def _prompt(self, command: dict[str, Any]) -> None:

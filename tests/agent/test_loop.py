@@ -354,10 +354,8 @@ async def test_tool_updates_are_forwarded_and_late_updates_dropped(faux):
     assert kinds.index("tool_execution_update:stream:faux_call_1") < kinds.index(
         "tool_execution_end:stream:faux_call_1"
     )
-    assert updates[0].to_json()["partialResult"] == {
-        "content": [{"type": "text", "text": "a"}],
-        "details": None,
-    }
+    # pi 0.73.1 leaves out ``details`` when a tool gave none (JSON.stringify drops undefined)
+    assert updates[0].to_json()["partialResult"] == {"content": [{"type": "text", "text": "a"}]}
 
 
 async def test_abort_during_streaming(faux):

@@ -182,8 +182,13 @@ async def test_bash_compact_stats_export_and_commands(tmp_path, faux):
             "name": "fix-tests",
             "description": commands[0]["description"],
             "source": "prompt",
-            "location": "user",
-            "path": str(prompts / "fix-tests.md"),
+            "sourceInfo": {
+                "path": str(prompts / "fix-tests.md"),
+                "source": "auto",
+                "scope": "user",
+                "origin": "top-level",
+                "baseDir": str(session.agent_dir),
+            },
         }
     ]
 

@@ -1,0 +1,56 @@
+"""What json and rpc modes print: pi 0.73.1's events and messages, without this port's tool-set log.
+
+Tool-set log and pi 0.73.1 (decided by running both against a loopback server):
+
+- Our agent loop records tool-set changes as ``role: "system"`` messages (toolsAdded/toolsRemoved) in the
+  transcript, and AgentSession persists them as ordinary ``message`` entries. pi 0.73.1 has no ``system``
+  role, but it tolerates these entries: its ``convertToLlm`` drops unknown roles, its chat view and
+  compaction skip them, so it opens and continues a session written by us with exactly the context it
+  would have built itself (same request messages). The reverse also holds: we open pi's files and our
+  ledger writes the tool-set delta before the next request. So the entries stay in the session file.
+- pi 0.73.1 never prints such messages in ``--mode json`` or RPC, and clients written for it switch on the
+  four roles it knows. So on the wire they are left out: no ``message_start/end`` for them, none in
+  ``agent_end.messages``, ``get_messages``, ``messageCount`` or ``totalMessages``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pi_app.agent.events import message_json
+from pi_app.session.session_events import WIRE_EVENT_TYPES
+
+# Roles that exist only inside this port (the tool-set log); never sent to json/rpc clients.
+INTERNAL_ROLES = frozenset({"system"})
+_MESSAGE_EVENTS = frozenset({"message_start", "message_update", "message_end"})
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else getattr(message, "role", None)
+
+
+def is_wire_message(message: Any) -> bool:
+    """True for the messages pi 0.73.1 itself would show a client."""
+    return _role(message) not in INTERNAL_ROLES
+
+
+def wire_messages(messages: Iterable[Any]) -> list[Any]:
+    return [m for m in messages if is_wire_message(m)]
+
+
+def wire_messages_json(messages: Iterable[Any]) -> list[Any]:
+    return [message_json(m) for m in messages if is_wire_message(m)]
+
+
+def event_json(event: Any) -> dict[str, Any] | None:
+    """The JSON line for a session event, or None when pi 0.73.1 would print nothing for it."""
+    kind = event.type
+    if kind not in WIRE_EVENT_TYPES:
+        return None
+    if kind in _MESSAGE_EVENTS and not is_wire_message(event.message):
+        return None
+    data = event.to_json()
+    if kind == "agent_end":
+        data["messages"] = [m for m in data.get("messages", ()) if is_wire_message(m)]
+    return data
