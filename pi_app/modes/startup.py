@@ -281,6 +281,8 @@ async def _run_interactive(
         "initial_messages": rest,
         "verbose": args.verbose,
         "resume": args.resume,
+        "themes": list(args.themes),
+        "no_themes": args.no_themes,
         "warnings": warnings,
         "model_fallback_message": getattr(session, "model_fallback_message", None),
     }

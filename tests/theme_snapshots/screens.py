@@ -1,15 +1,17 @@
 """Fixed-content screens for the per-theme snapshots (no clocks, spinners or real paths).
 
-A screen is a function returning the widgets to compose; `ScreenApp(build, theme)` hosts it with every
-built-in pi theme registered and `theme` active. Adding a screen to the snapshots is one builder here
+A screen is a function returning the widgets to compose (or a whole `Screen`, which is pushed on mount);
+`ScreenApp(build, theme)` hosts it with every built-in pi theme registered and `theme` active. Adding a screen to the snapshots is one builder here
 and one test function in test_theme_snapshots.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from textual.app import App, ComposeResult
+from textual.screen import Screen
 from textual.widget import Widget
 
 import themes
@@ -26,7 +28,8 @@ from widgets.tool_panel import ToolPanel
 HOME = "/home/tester"
 SIZE = (120, 40)
 
-ScreenBuilder = Callable[[], Iterable[Widget]]
+ScreenBuilder = Callable[[], Iterable[Widget] | Screen[object]]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
 
 ANSWER = """\
 Change `greet` in **app.py** to say *hello*, as [the docs](https://example.com/docs) ask:
@@ -87,6 +90,18 @@ def conversation() -> Iterable[Widget]:
     )
 
 
+def tree_browser() -> Screen[object]:
+    """The /tree browser on a branched session (default filter, a label, the active path marked)."""
+    from pi_app.session.store import SessionManager
+    from widgets.tree import TreeModel
+    from widgets.tree.screen import TreeBrowserScreen
+
+    sm = SessionManager.open(FIXTURES / "branched.jsonl")
+    model = TreeModel.from_session(sm, home=HOME)
+    model.set_label("b0b00004", "argparse-done")
+    return TreeBrowserScreen(model)  # type: ignore[return-value]
+
+
 class ScreenApp(App[None]):
     """Hosts one screen builder with pi theme `theme` active."""
 
@@ -94,6 +109,7 @@ class ScreenApp(App[None]):
         super().__init__()
         self._build = build
         self._theme_name = theme
+        self._screen: Screen[object] | None = None
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return themes.variable_defaults()
@@ -101,6 +117,12 @@ class ScreenApp(App[None]):
     def on_mount(self) -> None:
         themes.register_all(self)
         self.theme = self._theme_name
+        if self._screen is not None:
+            self.push_screen(self._screen)
 
     def compose(self) -> ComposeResult:
-        yield from self._build()
+        built = self._build()
+        if isinstance(built, Screen):
+            self._screen = built
+            return
+        yield from built
