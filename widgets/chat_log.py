@@ -53,6 +53,7 @@ class ChatLog(VerticalScroll, can_focus=True):
     }
     """
     BLANK = True
+    GUTTER_BATCH = 24  # a batch of this many entries (a resume) overflows the view at any usual size
     BINDINGS = [
         Binding("end", "scroll_to_latest", "Latest", show=False),
         Binding("home", "scroll_to_top", "Top", show=False),
@@ -110,6 +111,8 @@ class ChatLog(VerticalScroll, can_focus=True):
     async def add_many(self, widgets: Sequence[Widget]) -> None:
         for widget in widgets:
             self._apply_settings(widget)
+        if len(widgets) >= self.GUTTER_BATCH:
+            self._reserve_gutter()
         with self.app.batch_update():
             await self.mount_all(widgets)
         if not self.following:
@@ -125,6 +128,7 @@ class ChatLog(VerticalScroll, can_focus=True):
             return
         for widget in widgets:
             self._apply_settings(widget)
+        self._reserve_gutter()
         first = self.items[0] if self.items else None
         before_height = self.virtual_size.height
         old_y = self.scroll_y
@@ -136,12 +140,19 @@ class ChatLog(VerticalScroll, can_focus=True):
         if not self.following:
             self.call_after_refresh(self._restore_offset, before_height, old_y)
 
+    def _reserve_gutter(self) -> None:
+        """Keep the scrollbar's column reserved from the start: a batch this big overflows anyway, and
+        otherwise the first layout runs without the scrollbar and every message is rendered twice
+        (once per width)."""
+        self.styles.scrollbar_gutter = "stable"
+
     def _restore_offset(self, before_height: int, old_y: float) -> None:
         grown = self.virtual_size.height - before_height
         self.scroll_to(y=old_y + max(0, grown), animate=False, immediate=True)
 
     async def clear(self) -> None:
         await self.remove_children(self.items)
+        self.styles.scrollbar_gutter = "auto"
         self.new_count = 0
         self.has_earlier = False
         self._update_badge()

@@ -7,17 +7,26 @@ renderable, so long sessions stay cheap.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
 from pi_app.ai.types import AssistantMessage, UserMessage, text_of
-from widgets.rendering import PiMarkdown, ThemedMarkdown, group, on_theme_change, styled_text
+from widgets.rendering import PiMarkdown, Stacked, ThemedMarkdown, ThemedText, on_theme_change
 
 BlockKind = Literal["text", "thinking"]
+
+
+def _variables_of(widget: Static | Vertical) -> Callable[[], Mapping[str, str]]:
+    """The app's theme variables while ``widget`` is attached (an empty mapping before)."""
+
+    def variables() -> Mapping[str, str]:
+        return widget.app.theme_variables if widget.is_attached else {}
+
+    return variables
 
 
 class UserMessageView(Static):
@@ -41,11 +50,14 @@ class UserMessageView(Static):
         return cls(text_of(message.content))
 
     def on_mount(self) -> None:
-        self._render_text()
+        # One renderable for the widget's life: it caches its lines and re-renders itself only when
+        # the theme's colours change, so a theme signal just asks for a repaint.
+        self._markdown = ThemedMarkdown(self.text.strip(), _variables_of(self))
+        self.update(self._markdown)
         on_theme_change(self, self._render_text)
 
     def _render_text(self) -> None:
-        self.update(ThemedMarkdown(self.text.strip(), lambda: self.app.theme_variables))
+        self.update(self._markdown, layout=False)
 
 
 class AssistantMessageView(Vertical):
@@ -160,10 +172,10 @@ class AssistantMessageView(Vertical):
         on_theme_change(self, self._rerender_frozen)
 
     def _rerender_frozen(self) -> None:
-        """Rebuild the frozen renderable so colours baked in at render time (code blocks, notices)
-        follow a theme switch; live blocks restyle themselves."""
+        """Repaint the frozen renderable after a theme switch: it looks colours up when drawn and
+        re-renders only if they changed; live blocks restyle themselves."""
         if self._frozen is not None:
-            self._frozen.update(self._frozen_renderable())
+            self._frozen.update(self._frozen.content, layout=False)
 
     def compose(self):  # type: ignore[override]
         if self.finalized and self._frozen is None:
@@ -197,18 +209,14 @@ class AssistantMessageView(Vertical):
         return "\n\n".join(parts)
 
     def _frozen_renderable(self) -> Any:
-        def variables() -> dict[str, str]:
-            return self.app.theme_variables if self.is_attached else {}
-
+        variables = _variables_of(self)
         items: list[Any] = []
         for kind, text in self.blocks:
             if not text.strip():
                 continue
-            if items:
-                items.append(Text(""))
             if kind == "thinking":
                 if self.hide_thinking:
-                    items.append(styled_text("Thinking...", variables(), "pi-thinking-text", "italic"))
+                    items.append(ThemedText("Thinking...", variables, "pi-thinking-text", "italic"))
                 else:
                     items.append(
                         ThemedMarkdown(text.strip(), variables, style="pi-thinking-text", italic=True)
@@ -217,14 +225,13 @@ class AssistantMessageView(Vertical):
                 items.append(ThemedMarkdown(text.strip(), variables))
         notice = self.notice_text()
         if notice:
-            if items:
-                items.append(Text(""))
-            items.append(styled_text(notice, variables(), "pi-error"))
-        return group(*items)
+            items.append(ThemedText(notice, variables, "pi-error"))
+        return Stacked(items, variables)
 
     def set_hide_thinking(self, hide: bool) -> None:
         """Global thinking toggle (ctrl+t): re-renders a frozen view; a live one applies to new blocks."""
         if hide == self.hide_thinking:
             return
         self.hide_thinking = hide
-        self._rerender_frozen()
+        if self._frozen is not None:
+            self._frozen.update(self._frozen_renderable())

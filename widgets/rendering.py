@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme as RichTheme
@@ -53,7 +54,76 @@ def markdown_theme(variables: Mapping[str, str]) -> RichTheme:
     return RichTheme(styles, inherit=True)
 
 
-class ThemedMarkdown:
+class _VariablesVersion:
+    """A number that changes only when the pi colours (``pi-*`` variables, the only ones these
+    renderables read) change.
+
+    Textual rebuilds ``theme_variables`` (a new dict) whenever it refreshes CSS, often with the same pi
+    values (at startup the first frame is laid out before the chosen theme's CSS refresh); keying render
+    caches on identity would throw away every pre-rendered message."""
+
+    def __init__(self) -> None:
+        self._obj: Mapping[str, str] | None = None
+        self._pi: dict[str, str] = {}
+        self.version = 0
+
+    def __call__(self, variables: Mapping[str, str]) -> int:
+        if variables is not self._obj:
+            pi = {k: v for k, v in variables.items() if k.startswith("pi-")}
+            if pi != self._pi:
+                self._pi = pi
+                self.version += 1
+            self._obj = variables
+        return self.version
+
+
+variables_version = _VariablesVersion()
+
+
+class CachedRender:
+    """Base for renderables drawn from theme variables: rendered lines are cached per width and
+    reused until the theme's colours change. Layout asks every message for its height and then for its
+    lines, several times per frame; re-parsing Markdown each time dominated resume and relayouts."""
+
+    def __init__(self, get_variables: Callable[[], Mapping[str, str]]) -> None:
+        self._get_variables = get_variables
+        self._cache_version = -1
+        self._cache: dict[int, list[list[Segment]]] = {}
+
+    def build(self, variables: Mapping[str, str]) -> Any:
+        raise NotImplementedError
+
+    def theme(self, variables: Mapping[str, str]) -> RichTheme | None:
+        return None
+
+    def render_lines(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
+        variables = self._get_variables()
+        version = variables_version(variables)
+        if version != self._cache_version:
+            self._cache_version = version
+            self._cache = {}
+        width = options.max_width
+        lines = self._cache.get(width)
+        if lines is None:
+            renderable = self.build(variables)
+            opts = options.update(height=None)
+            theme = self.theme(variables)
+            if theme is None:
+                lines = console.render_lines(renderable, opts, pad=False, new_lines=True)
+            else:
+                with console.use_theme(theme):
+                    lines = console.render_lines(renderable, opts, pad=False, new_lines=True)
+            if len(self._cache) >= 4:  # a few widths (resizes); never unbounded
+                self._cache.clear()
+            self._cache[width] = lines
+        return lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.render_lines(console, options):
+            yield from line
+
+
+class ThemedMarkdown(CachedRender):
     """Rich Markdown rendered with pi's markdown colours, looked up when drawn (so theme switches apply)."""
 
     def __init__(
@@ -63,23 +133,52 @@ class ThemedMarkdown:
         style: str = "",
         italic: bool = False,
     ) -> None:
+        super().__init__(get_variables)
         self.markup = markup
-        self._get_variables = get_variables
         self._style = style
         self._italic = italic
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        variables = self._get_variables()
+    def build(self, variables: Mapping[str, str]) -> Any:
         style = Style(italic=True) if self._italic else Style()
         if self._style:
             style += _style(variables, self._style)
         # Fenced code takes the active theme's syntax* colours (Rich accepts a SyntaxTheme object here).
         code_theme: Any = variables_syntax_theme(variables)
-        md = RichMarkdown(self.markup, style=style, code_theme=code_theme)
-        with console.use_theme(markdown_theme(variables)):
-            lines = console.render_lines(md, options, pad=False, new_lines=True)
-        for line in lines:
-            yield from line
+        return RichMarkdown(self.markup, style=style, code_theme=code_theme)
+
+    def theme(self, variables: Mapping[str, str]) -> RichTheme | None:
+        return markdown_theme(variables)
+
+
+class ThemedText(CachedRender):
+    """Plain text in the colour of one theme variable, looked up when drawn."""
+
+    def __init__(
+        self, text: str, get_variables: Callable[[], Mapping[str, str]], var: str, extra: str = ""
+    ) -> None:
+        super().__init__(get_variables)
+        self.text = text
+        self._var = var
+        self._extra = extra
+
+    def build(self, variables: Mapping[str, str]) -> Any:
+        return Text(self.text, style=_style(variables, self._var, self._extra))
+
+
+class Stacked(CachedRender):
+    """Several renderables one under the other with a blank line between them, cached as one."""
+
+    def __init__(self, parts: list[Any], get_variables: Callable[[], Mapping[str, str]]) -> None:
+        super().__init__(get_variables)
+        self.parts = parts
+
+    def build(self, variables: Mapping[str, str]) -> Any:
+        items: list[Any] = []
+        for part in self.parts:
+            if items:
+                items.append(Text(""))
+            items.append(part)
+        return Group(*items)
 
 
 class PiMarkdownFence(MarkdownFence):
