@@ -225,3 +225,22 @@ async def test_double_escape_opens_tree_or_fork(project: Path, faux) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ForkPickerScreen), "the fork picker")
         await pilot.press("escape")
         await _closed(app, pilot)
+
+
+async def test_summarize_with_custom_prompt_sends_the_focus(project: Path, faux) -> None:
+    faux.enqueue(faux_text("Summary with focus."))
+    session = await branched_session(project)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_tree(app, pilot)
+        await _select(pilot, screen, "b0b00004")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, BranchSummaryChoiceScreen), "summary choice")
+        await pilot.pause()
+        await pilot.press("down", "down", "enter")
+        await pilot.press(*"keep the flag name", "enter")
+        await _closed(app, pilot)
+        assert len(faux.requests) == 1
+        assert "keep the flag name" in json.dumps(faux.requests[0], default=str)
+        leaf = session.session_manager.get_raw_entry(session.session_manager.leaf_id)
+        assert leaf["type"] == "branch_summary" and "Summary with focus." in leaf["summary"]
