@@ -1,0 +1,33 @@
+"""Differences from pi 0.73.1 found here whose fix belongs to another part of the code.
+
+Strict xfails: each fails loudly once fixed, so its allowance in compare.py can be removed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conformance import scenarios as sc
+from tests.conformance.compare import fixture
+from tests.conformance.runner import run_json, run_rpc
+
+
+@pytest.mark.xfail(strict=True, reason="openai-completions provider: no responseId/responseModel from chunks")
+async def test_assistant_messages_carry_response_id(tmp_path, loopback):
+    loopback.add(*sc.text_responses())
+    ours = await run_json(tmp_path, loopback.url, sc.TEXT_PROMPT)
+    pi_end = [r for r in fixture("json_text.jsonl") if r["type"] == "message_end"][-1]["message"]
+    end = [r for r in ours if r["type"] == "message_end"][-1]["message"]
+    assert (end.get("responseId"), end.get("responseModel")) == (
+        pi_end["responseId"],
+        pi_end["responseModel"],
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="prompt template loader appends ' (user)' to the description")
+async def test_prompt_template_description_is_the_frontmatter_text(tmp_path, loopback):
+    loopback.add(*sc.rpc_responses())
+    records, _ = await run_rpc(tmp_path, loopback.url)
+    ours = next(r for r in records if r.get("id") == "g1")["data"]["commands"]
+    pi = next(r for r in fixture("rpc.jsonl") if r.get("id") == "g1")["data"]["commands"]
+    assert [c["description"] for c in ours] == [c["description"] for c in pi]
