@@ -204,7 +204,13 @@ class PiApp(App[None]):
         self.theme = chosen.active
         self.theme_watch.follow(chosen.active)
         if not self.options.test_mode:
-            self.set_interval(WATCH_INTERVAL_S, self.theme_watch.check)
+            self.set_interval(WATCH_INTERVAL_S, self.check_theme_file)
+
+    async def check_theme_file(self) -> None:
+        """Poll the active user theme's file: a change is applied at once; a deleted file falls back to dark."""
+        watched = self.theme_watch.watched_theme
+        if self.theme_watch.check() == "deleted":
+            await self.show_status(f'Theme file of "{watched}" was deleted; using dark', "warning")
 
     def on_session_replaced(self) -> None:
         """After /tree, /fork, /clone, /resume: model, thinking level and footer may come from the new file."""

@@ -92,9 +92,11 @@ async def test_theme_flag_by_name_and_by_file_then_hot_reload(project: Path, tmp
         await pilot.pause()
         assert app.theme_variables["pi-accent"].lower() == "#00ff00"
         theme_file.unlink()
-        assert app.theme_watch.check() == "deleted"
+        await app.check_theme_file()
         await pilot.pause()
         assert app.theme == "dark"
+        texts = [getattr(w, "text", "") for w in app.chat.items]
+        assert 'Theme file of "mine" was deleted; using dark' in texts
 
 
 async def test_settings_themes_and_project_folder_are_registered(project: Path, tmp_path: Path, faux) -> None:
@@ -134,3 +136,20 @@ async def test_first_run_picks_light_from_colorfgbg(project: Path, faux, monkeyp
     app = make_app(session, theme=None)
     async with app.run_test(size=SIZE):
         assert app.theme == "dark"
+
+
+async def test_settings_rows_for_tree_behaviour_are_saved(project: Path, faux) -> None:
+    session = await make_session(project)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_settings()
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen), "settings")
+        await pilot.pause()
+        options = app.screen.query_one("OptionList")
+        options.highlighted = [r.key for r in SETTING_ROWS].index("branchSummary.skipPrompt")
+        await pilot.press("enter")
+        options.highlighted = [r.key for r in SETTING_ROWS].index("treeFilterMode")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert session.settings.settings.branchSummary.skipPrompt is True
+        assert session.settings.settings.treeFilterMode == "no-tools"

@@ -34,6 +34,8 @@ SETTING_ROWS: list[SettingRow] = [
     SettingRow("steeringMode", "Steering mode", ("one-at-a-time", "all")),
     SettingRow("followUpMode", "Follow-up mode", ("one-at-a-time", "all")),
     SettingRow("doubleEscapeAction", "Double-escape action", ("tree", "fork", "none")),
+    SettingRow("branchSummary.skipPrompt", "Skip branch summary prompt"),
+    SettingRow("treeFilterMode", "Tree filter", ("default", "no-tools", "user-only", "labeled-only", "all")),
     SettingRow("theme", "Theme", ()),  # opens the theme picker
 ]
 
