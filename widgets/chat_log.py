@@ -112,7 +112,7 @@ class ChatLog(VerticalScroll, can_focus=True):
         for widget in widgets:
             self._apply_settings(widget)
         if len(widgets) >= self.GUTTER_BATCH:
-            self._reserve_gutter()
+            self.reserve_gutter()
         with self.app.batch_update():
             await self.mount_all(widgets)
         if not self.following:
@@ -128,7 +128,7 @@ class ChatLog(VerticalScroll, can_focus=True):
             return
         for widget in widgets:
             self._apply_settings(widget)
-        self._reserve_gutter()
+        self.reserve_gutter()
         first = self.items[0] if self.items else None
         before_height = self.virtual_size.height
         old_y = self.scroll_y
@@ -140,11 +140,18 @@ class ChatLog(VerticalScroll, can_focus=True):
         if not self.following:
             self.call_after_refresh(self._restore_offset, before_height, old_y)
 
-    def _reserve_gutter(self) -> None:
-        """Keep the scrollbar's column reserved from the start: a batch this big overflows anyway, and
-        otherwise the first layout runs without the scrollbar and every message is rendered twice
-        (once per width)."""
-        self.styles.scrollbar_gutter = "stable"
+    def reserve_gutter(self) -> None:
+        """Keep the scrollbar's column reserved from now on. For content that overflows anyway (a
+        resumed batch, a long answer): otherwise the first layout runs without the scrollbar and every
+        entry is rendered twice, once per width."""
+        if self.styles.scrollbar_gutter != "stable":
+            self.styles.scrollbar_gutter = "stable"
+
+    def entry_width(self) -> int:
+        """Outer width an entry gets once the gutter is reserved (0 before the first layout)."""
+        if not self.region.width:
+            return 0
+        return max(0, self.region.shrink(self.styles.gutter).width - self.styles.scrollbar_size_vertical)
 
     def _restore_offset(self, before_height: int, old_y: float) -> None:
         grown = self.virtual_size.height - before_height

@@ -15,9 +15,17 @@ from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
 from pi_app.ai.types import AssistantMessage, UserMessage, text_of
-from widgets.rendering import PiMarkdown, Stacked, ThemedMarkdown, ThemedText, on_theme_change
+from widgets.rendering import (
+    PiMarkdown,
+    Stacked,
+    ThemedMarkdown,
+    ThemedText,
+    on_theme_change,
+    prerender_off_loop,
+)
 
 BlockKind = Literal["text", "thinking"]
+PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
 
 
 def _variables_of(widget: Static | Vertical) -> Callable[[], Mapping[str, str]]:
@@ -143,10 +151,31 @@ class AssistantMessageView(Vertical):
         if message is not None:
             self._take_message(message)
         self.finalized = True
+        renderable = self._frozen_renderable()
+        width = self._long_message_width()
+        if width > 0:
+            # The live blocks stay on screen while the frozen form renders in a thread.
+            options = self.app.console_options.update_width(width).update(highlight=False)
+            await prerender_off_loop(renderable, options)
+            if not self.is_attached:
+                return
         await self.remove_children()
         self._live = None
-        self._frozen = Static(self._frozen_renderable(), classes="-frozen")
+        self._frozen = Static(renderable, classes="-frozen")
         await self.mount(self._frozen)
+
+    def _long_message_width(self) -> int:
+        """For a message long enough to overflow the log: the width its frozen Static will be laid out
+        at, with the log's scrollbar column reserved (0: short message or unknown width)."""
+        if sum(len(t) for _, t in self.blocks) < PRERENDER_CHARS:
+            return 0
+        chat = self.parent
+        reserve = getattr(chat, "reserve_gutter", None)
+        entry_width = getattr(chat, "entry_width", None)
+        if not callable(reserve) or not callable(entry_width):
+            return self.content_size.width
+        reserve()
+        return max(0, entry_width() - self.styles.gutter.width)
 
     def _take_message(self, message: AssistantMessage) -> None:
         blocks: list[tuple[BlockKind, str]] = []

@@ -3,6 +3,8 @@ widgets holding pre-rendered content, and an update throttle."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -105,22 +107,39 @@ class CachedRender:
         width = options.max_width
         lines = self._cache.get(width)
         if lines is None:
-            renderable = self.build(variables)
-            opts = options.update(height=None)
-            theme = self.theme(variables)
-            if theme is None:
-                lines = console.render_lines(renderable, opts, pad=False, new_lines=True)
-            else:
-                with console.use_theme(theme):
-                    lines = console.render_lines(renderable, opts, pad=False, new_lines=True)
+            lines = self._render(console, options, variables)
             if len(self._cache) >= 4:  # a few widths (resizes); never unbounded
                 self._cache.clear()
             self._cache[width] = lines
         return lines
 
+    def prerender(self, console: Console, options: ConsoleOptions) -> None:
+        """Fill the cache for ``options.max_width`` (safe to call from a worker thread: Rich keeps its
+        theme stack per thread), so the first layout after mounting finds the lines ready."""
+        self.render_lines(console, options)
+
+    def _render(
+        self, console: Console, options: ConsoleOptions, variables: Mapping[str, str]
+    ) -> list[list[Segment]]:
+        renderable = self.build(variables)
+        opts = options.update(height=None)
+        theme = self.theme(variables)
+        if theme is None:
+            return console.render_lines(renderable, opts, pad=False, new_lines=True)
+        with console.use_theme(theme):
+            return console.render_lines(renderable, opts, pad=False, new_lines=True)
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for line in self.render_lines(console, options):
             yield from line
+
+
+async def prerender_off_loop(renderable: CachedRender, options: ConsoleOptions) -> None:
+    """Render ``renderable`` at ``options.max_width`` in a worker thread, so a long message freezes
+    without stalling keys and frames. A private Console per call: Rich's theme stack is shared between
+    threads of one Console, and the app's console keeps drawing meanwhile."""
+    console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor", highlight=False)
+    await asyncio.to_thread(renderable.prerender, console, options)
 
 
 class ThemedMarkdown(CachedRender):

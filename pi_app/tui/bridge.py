@@ -34,6 +34,15 @@ def result_data(result: Any, is_error: bool = False) -> ToolResultData:
     )
 
 
+def _last_assistant_end(batch: list[Any]) -> int:
+    """Index of the last assistant ``message_end`` in ``batch`` (-1 when there is none)."""
+    for index in range(len(batch) - 1, -1, -1):
+        event = batch[index]
+        if getattr(event, "type", None) == "message_end" and role_of(event.message) == "assistant":
+            return index
+    return -1
+
+
 class EventBridge:
     def __init__(self, app: PiApp, frame_s: float = FRAME_S) -> None:
         self.app = app
@@ -93,11 +102,17 @@ class EventBridge:
                     await self.current.append_thinking(text)
             buf_kind, buf = None, []
 
-        for event in batch:
+        # Text that a later message_end in this batch will carry in full is never streamed: a burst that
+        # already holds the whole answer goes straight to the frozen form.
+        superseded = _last_assistant_end(batch)
+        for index, event in enumerate(batch):
             kind = getattr(event, "type", None)
             if kind == "message_update":
                 ae = event.assistant_message_event
                 if ae.type in ("text_delta", "thinking_delta"):
+                    if index < superseded:
+                        streamed = True
+                        continue
                     delta_kind = "text" if ae.type == "text_delta" else "thinking"
                     if buf_kind != delta_kind:
                         await flush()
