@@ -20,6 +20,7 @@ import themes
 from pi_app.tui.bridge import EventBridge
 from pi_app.tui.clipboard import Clipboard, SystemClipboard
 from pi_app.tui.commands import completion_commands, find_command, run_command, split_command
+from pi_app.tui.dialogs import DialogsMixin
 from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.history_view import tool_results_by_id, widgets_for
@@ -44,7 +45,7 @@ class StatusNotice(InfoNotice):
     """A status line; a new status replaces the previous one when nothing came in between (as pi does)."""
 
 
-class PiApp(App[None]):
+class PiApp(DialogsMixin, App[None]):
     ENABLE_COMMAND_PALETTE = False
     CSS = """
     Screen { layout: vertical; background: $background; }
@@ -554,30 +555,6 @@ class PiApp(App[None]):
         self.refresh_footer()
         await self.show_status(f"Switched to {model.name or model.id}{thinking}")
 
-    def action_select_model(self, query: str = "") -> None:
-        from pi_app.tui.screens.model_select import ModelSelectScreen
-
-        registry = self.session.model_registry
-        models = registry.get_available() or registry.get_all()
-        if not models:
-            self.run_worker(self.show_status("No models available"))
-            return
-        self.push_screen(ModelSelectScreen(models, self.session.model, query), self._model_chosen)
-
-    def _model_chosen(self, model: Any) -> None:
-        if model is not None:
-            self.run_worker(self._set_model(model), group="model", exit_on_error=False)
-
-    async def _set_model(self, model: Any) -> None:
-        try:
-            await self.session.set_model(model)
-        except Exception as exc:
-            await self.chat.add(ErrorNotice(str(exc)))
-            return
-        self.on_model_changed()
-        self.refresh_footer()
-        await self.show_status(f"Model: {model.id}")
-
     def action_toggle_tools(self) -> None:
         expanded = not self.chat.tools_expanded
         self.chat.set_tools_expanded(expanded)
@@ -603,52 +580,6 @@ class PiApp(App[None]):
             await self.copy_text(text, "Copied message to clipboard")
 
     # ================================================================== dialogs and helpers
-    def open_settings(self) -> None:
-        from pi_app.tui.screens.settings import SettingsScreen
-
-        self.push_screen(SettingsScreen(self.session.settings, self.apply_setting, lambda: self.theme))
-
-    def apply_setting(self, key: str, value: Any) -> None:
-        session = self.session
-        if key == "steeringMode":
-            session.set_steering_mode(value)
-        elif key == "followUpMode":
-            session.set_follow_up_mode(value)
-        else:
-            session.settings.set(key, value)
-        if key == "hideThinkingBlock":
-            self.chat.set_hide_thinking(bool(value))
-        self.refresh_footer()
-
-    def preview_theme(self, name: str) -> None:
-        if name in self.available_themes:
-            self.theme = name
-
-    def save_theme(self, name: str) -> None:
-        self.preview_theme(name)
-        self.session.settings.set_theme(name)
-
-    def open_login(self, provider: str) -> None:
-        from pi_app.tui.screens.login import LoginScreen
-
-        providers = sorted({m.provider for m in self.session.model_registry.get_all()})
-        self.push_screen(LoginScreen(provider, providers), self._login_done)
-
-    def _login_done(self, result: tuple[str, str] | None) -> None:
-        if result is not None:
-            self.run_worker(self._store_key(*result), exit_on_error=False)
-
-    async def _store_key(self, provider: str, key: str) -> None:
-        registry = self.session.model_registry
-        registry.auth.set_api_key(provider, key)
-        registry.refresh()
-        await self.show_status(f"Saved API key for {provider} to auth.json")
-        if self.session.model is None:
-            candidates = [m for m in registry.get_available() if m.provider == provider]
-            if candidates:
-                await self._set_model(candidates[0])
-        self.refresh_footer()
-
     async def copy_text(self, text: str, success: str) -> bool:
         backend = self.clipboard_backend.copy(text)
         if backend is None:
