@@ -116,6 +116,7 @@ class AssistantMessage(WireModel):
     stopReason: StopReason = "stop"
     errorMessage: str | None = None
     responseId: str | None = None
+    responseModel: str | None = None  # the model the server says answered, when it differs from ``model``
     timestamp: int = Field(default_factory=now_ms)
 
 

@@ -5,14 +5,11 @@ Strict xfails: each fails loudly once fixed, so its allowance in compare.py can 
 
 from __future__ import annotations
 
-import pytest
-
 from tests.conformance import scenarios as sc
 from tests.conformance.compare import fixture
 from tests.conformance.runner import run_json, run_rpc
 
 
-@pytest.mark.xfail(strict=True, reason="openai-completions provider: no responseId/responseModel from chunks")
 async def test_assistant_messages_carry_response_id(tmp_path, loopback):
     loopback.add(*sc.text_responses())
     ours = await run_json(tmp_path, loopback.url, sc.TEXT_PROMPT)
@@ -24,7 +21,6 @@ async def test_assistant_messages_carry_response_id(tmp_path, loopback):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="prompt template loader appends ' (user)' to the description")
 async def test_prompt_template_description_is_the_frontmatter_text(tmp_path, loopback):
     loopback.add(*sc.rpc_responses())
     records, _ = await run_rpc(tmp_path, loopback.url)

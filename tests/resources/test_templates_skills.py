@@ -43,8 +43,8 @@ def test_templates_discovery_and_expansion(tmp_path):
     (proj / ".pi" / "prompts" / "review.md").write_text("dup")
     res = load_prompt_templates(str(proj), str(agent))
     by = {t.name: t for t in res.templates}
-    assert by["review"].description == "Review code (user)"
-    assert by["fix"].description == "Fix the bug described here: $ARGUMENTS (project)"
+    assert (by["review"].description, by["review"].source) == ("Review code", "user")
+    assert (by["fix"].description, by["fix"].source) == ("Fix the bug described here: $ARGUMENTS", "project")
     assert any("already defined" in w for w in res.warnings)
     assert (
         expand_prompt_template("/review a.py speed memory", res.templates)

@@ -372,6 +372,12 @@ class _ChunkReader:
 
     def handle(self, chunk: Any) -> list[AssistantMessageEvent]:
         out: list[AssistantMessageEvent] = []
+        msg = self.b.msg
+        if msg.responseId is None and getattr(chunk, "id", None):
+            msg.responseId = chunk.id
+        served_by = getattr(chunk, "model", None)
+        if msg.responseModel is None and served_by and served_by != msg.model:
+            msg.responseModel = served_by
         if getattr(chunk, "usage", None):
             self.b.msg.usage = parse_completions_usage(chunk.usage)
         choices = getattr(chunk, "choices", None) or []

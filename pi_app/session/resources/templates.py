@@ -72,7 +72,7 @@ def substitute_args(content: str, args: list[str]) -> str:
     return _PLACEHOLDER.sub(repl, content)
 
 
-def _load_file(path: Path, source: str, label: str, warnings: list[str]) -> PromptTemplate | None:
+def _load_file(path: Path, source: str, warnings: list[str]) -> PromptTemplate | None:
     try:
         raw = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -85,17 +85,17 @@ def _load_file(path: Path, source: str, label: str, warnings: list[str]) -> Prom
     if not description:
         first = next((line for line in fm.body.split("\n") if line.strip()), "")
         description = first[:60] + ("..." if len(first) > 60 else "")
-    description = f"{description} {label}" if description else label
+    # pi 0.73 shows where a template comes from separately (sourceInfo), not inside the description.
     return PromptTemplate(path.stem, description, fm.body, source, str(path))
 
 
-def _from_dir(directory: Path, source: str, label: str, warnings: list[str]) -> list[PromptTemplate]:
+def _from_dir(directory: Path, source: str, warnings: list[str]) -> list[PromptTemplate]:
     if not directory.is_dir():
         return []
     out = []
     for f in sorted(directory.iterdir()):
         if f.is_file() and f.suffix == ".md":
-            t = _load_file(f, source, label, warnings)
+            t = _load_file(f, source, warnings)
             if t:
                 out.append(t)
     return out
@@ -107,15 +107,14 @@ def load_prompt_templates(
     result = TemplateLoadResult()
     found: list[PromptTemplate] = []
     if include_defaults:
-        found += _from_dir(Path(agent_dir) / "prompts", "user", "(user)", result.warnings)
-        found += _from_dir(Path(cwd) / ".pi" / "prompts", "project", "(project)", result.warnings)
+        found += _from_dir(Path(agent_dir) / "prompts", "user", result.warnings)
+        found += _from_dir(Path(cwd) / ".pi" / "prompts", "project", result.warnings)
     for p in extra_paths or []:
         path = Path(os.path.expanduser(p))
-        label = f"({path.name})"
         if path.is_dir():
-            found += _from_dir(path, "path", label, result.warnings)
+            found += _from_dir(path, "path", result.warnings)
         elif path.is_file():
-            t = _load_file(path, "path", label, result.warnings)
+            t = _load_file(path, "path", result.warnings)
             if t:
                 found.append(t)
         else:
