@@ -127,9 +127,14 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
     def on_mount(self) -> None:
         self.query_one(TreeList).focus()
         self._sync(rows_changed=False)
+        # The path outline is clipped to the pane's width, which is only known after the first layout.
+        self.call_after_refresh(self._update_preview)
         # Search text for every entry is built lazily; build it in slices while the user reads, so neither
         # the first paint nor a key pressed meanwhile waits for all of it.
         self.set_timer(0.05, self._warm_step)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self._update_preview()
 
     def _warm_step(self) -> None:
         if not self.model.warm_search(WARM_SLICE):
