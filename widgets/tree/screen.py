@@ -199,7 +199,8 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         room = max(20, self.preview_pane.size.width - 2)
         out.append((f"path ({total} entries from the root)\n", True))
         for mid, shown, fork in marks:
-            bullet = "⑂ " if fork else "· "
+            # a fork point on the path; box drawing, which every terminal font has
+            bullet = "├ " if fork else "· "
             out.append((bullet + (shown.tag + shown.body)[:room] + "\n", mid == sid))
         return out
 
