@@ -25,7 +25,31 @@ from widgets.rendering import (
 )
 
 BlockKind = Literal["text", "thinking"]
+SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part
 PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
+
+
+def markdown_split_point(text: str) -> int:
+    """Offset of the last line that starts a new top-level Markdown block (unindented, after a blank
+    line, outside any code fence), so ``text[:offset]`` is made of finished blocks; 0 when none."""
+    in_fence = False
+    fence = ""
+    pos = 0
+    best = 0
+    prev_blank = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if not in_fence and prev_blank and indent == 0 and stripped.strip() and pos > 0:
+            best = pos
+        if indent <= 3 and stripped[:3] in ("```", "~~~"):
+            if not in_fence:
+                in_fence, fence = True, stripped[:3]
+            elif stripped[:3] == fence:
+                in_fence = False
+        prev_blank = not in_fence and not line.strip()
+        pos += len(line)
+    return best
 
 
 def _variables_of(widget: Static | Vertical) -> Callable[[], Mapping[str, str]]:
@@ -91,6 +115,7 @@ class AssistantMessageView(Vertical):
         text-style: italic;
     }
     AssistantMessageView > MarkdownBlock { margin: 0; }
+    AssistantMessageView > Static.-segment { margin: 0 0 1 0; }
     """
 
     def __init__(self, hide_thinking: bool = False, **kwargs: Any) -> None:
@@ -104,6 +129,8 @@ class AssistantMessageView(Vertical):
         self._live: Markdown | Static | None = None
         self._stream: MarkdownStream | None = None
         self._frozen: Static | None = None
+        self._live_text = ""  # what the live Markdown holds (the block's text after the last split)
+        self._next_split = SEGMENT_CHARS
 
     # ------------------------------------------------------------------ streaming
     @property
@@ -126,9 +153,43 @@ class AssistantMessageView(Vertical):
         self.blocks[-1] = (kind, self.blocks[-1][1] + delta)
         if self._stream is not None:
             await self._stream.write(delta)
+            self._live_text += delta
+            if len(self._live_text) >= self._next_split:
+                await self._split_live(kind)
+
+    async def _split_live(self, kind: BlockKind) -> None:
+        """Freeze the finished top-level blocks of a long live block into one cached Static and keep
+        streaming the rest into a fresh, small Markdown: layout walks every live block widget each
+        frame, so an unbounded live Markdown makes every frame slower as the answer grows."""
+        cut = markdown_split_point(self._live_text)
+        if cut <= 0 or not isinstance(self._live, Markdown):
+            self._next_split = len(self._live_text) + SEGMENT_CHARS // 4
+            return
+        head, rest = self._live_text[:cut], self._live_text[cut:]
+        await self._stop_stream()
+        thinking = kind == "thinking"
+        segment = Static(
+            ThemedMarkdown(
+                head.strip(),
+                _variables_of(self),
+                style="pi-thinking-text" if thinking else "",
+                italic=thinking,
+            ),
+            classes="-segment",
+        )
+        old = self._live
+        live = PiMarkdown(rest, classes="-thinking" if thinking else "")
+        await self.mount_all([segment, live], before=old)
+        await old.remove()
+        self._live = live
+        self._stream = Markdown.get_stream(live)
+        self._live_text = rest
+        self._next_split = SEGMENT_CHARS
 
     async def _start_block(self, kind: BlockKind) -> None:
         await self._stop_stream()
+        self._live_text = ""
+        self._next_split = SEGMENT_CHARS
         if kind == "thinking" and self.hide_thinking:
             # Never stream into a block the user cannot see.
             self._live = Static("Thinking...", classes="-thinking-label")
