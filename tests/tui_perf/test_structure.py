@@ -15,7 +15,7 @@ from textual.widgets import Markdown, Static
 from pi_app.ai.providers.faux import FAUX, FauxResponse, FauxStep
 from pi_app.ai.types import AssistantMessage, TextContent, UserMessage
 from pi_app.session.store import SessionManager
-from tests.tui.conftest import SIZE, make_app, make_session, project  # noqa: F401  (fixture)
+from tests.tui.conftest import SIZE, make_app, make_session
 from tests.widgets.harness import PiTestApp
 from widgets import rendering
 from widgets.chat_log import ChatLog
