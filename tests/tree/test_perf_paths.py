@@ -120,3 +120,37 @@ async def test_cursor_move_repaints_without_a_layout_pass():
         await pilot.press("up")
         assert screen.preview_pane.plain != before  # the preview followed the cursor
         assert layouts == []
+
+
+def test_tool_set_log_entries_are_bookkeeping_and_the_active_mark_stays_visible():
+    from widgets.tree.model import ACTIVE_MARK, TreeModel
+
+    def msg(eid, parent, role, text):
+        m = {"role": role, "content": [{"type": "text", "text": text}], "timestamp": 1}
+        if role == "assistant":
+            m.update(api="x", provider="p", model="m", stopReason="stop", usage={})
+        return {
+            "type": "message",
+            "id": eid,
+            "parentId": parent,
+            "timestamp": f"2026-01-01T00:00:0{eid[-1]}Z",
+            "message": m,
+        }
+
+    system = {"role": "system", "content": "", "toolsAdded": [{"name": "read"}], "timestamp": 1}
+    entries = [
+        {
+            "type": "message",
+            "id": "00000001",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:01Z",
+            "message": system,
+        },
+        msg("00000002", "00000001", "user", "hi"),
+        msg("00000003", "00000002", "assistant", "a very long answer " * 20),
+    ]
+    model = TreeModel(entries, "00000003")
+    assert [model.row(i).id for i in range(len(model))] == ["00000002", "00000003"]
+    model.set_filter("all")
+    assert len(model) == 3
+    assert ACTIVE_MARK in model.row_text(len(model) - 1)

@@ -245,6 +245,8 @@ class TreeModel:
             order.append(node)
             if kind == "message":
                 node.role, node.hidden_assistant = message_facts(e)
+                # The tool-set log (role "system") is bookkeeping, like model changes: shown under "all".
+                node.settings = node.settings or node.role == "system"
         roots: list[_Node] = []
         for node in order:
             parent = node.parent_id

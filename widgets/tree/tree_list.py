@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Size
@@ -163,12 +164,23 @@ class TreeList(ScrollView, can_focus=True):
         text_style = s(_TEXT_CLASS.get(row.text.style, "tree-list--dim"))
         if row.text.tag:
             segs.append(Segment(row.text.tag, text_style))
+        # The leaf keeps its "← active" mark in view: the body gives way, never the mark.
+        room = width
+        if row.is_active:
+            used = sum(cell_len(seg.text) for seg in segs)
+            room = max(8, width - used - cell_len(ACTIVE_MARK) - 2)
+            body = row.text.body
+            if cell_len(body) > room:
+                body = set_cell_size(body, room - 1) + "…"
+        else:
+            body = row.text.body[:width]  # chars >= cells: enough to fill the line
+        if row.text.tag:
             body_style = s("tree-list--muted") if row.text.body_muted else Style()
             if row.text.style == STYLE_ERROR:
                 body_style = text_style
-            segs.append(Segment(row.text.body[:width], body_style))  # chars >= cells: enough to fill the line
+            segs.append(Segment(body, body_style))
         else:
-            segs.append(Segment(row.text.body[:width], text_style))
+            segs.append(Segment(body, text_style))
         if row.is_active:
             segs.append(Segment(f"  {ACTIVE_MARK}", s("tree-list--accent")))
         line_style = base + s("tree-list--cursor") if selected else base
