@@ -215,17 +215,27 @@ async def bench_resume(work: Path, entries: int = 5000) -> None:
     session = await _session(work, session=SessionManager.open(path))
     t1 = time.perf_counter()
     app = _app(session)
+    frames = Frames(app)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        t2 = time.perf_counter()
+        t3 = time.perf_counter()
+        first = next(t for t in frames.times if t >= t1)
+        first_entries = app.chat.first_paint
+        await app.chat.settle()
+        await pilot.pause()
+        t4 = time.perf_counter()
         mounted = len(app.chat.items)
         nodes = len(list(app.screen.walk_children(with_self=True)))
     report(
         f"resume_{entries}",
-        (t2 - t0) * 1000,
+        (first - t0) * 1000,
         BUDGET_MS["resume_5000"],
-        f"session {(t1 - t0) * 1000:.0f} ms + app {(t2 - t1) * 1000:.0f} ms; "
-        f"{mounted} entries, {nodes} widgets on screen",
+        f"session {(t1 - t0) * 1000:.0f} ms + app {(first - t1) * 1000:.0f} ms to the first frame "
+        f"(last {first_entries} entries)",
+    )
+    print(
+        f"  all {mounted} tail entries mounted and idle after {(max(t3, t4) - t0) * 1000:.0f} ms; "
+        f"{nodes} widgets on screen"
     )
 
 

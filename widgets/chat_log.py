@@ -66,9 +66,13 @@ class ChatLog(VerticalScroll, can_focus=True):
             super().__init__()
             self.chat_log = chat_log
 
-    def __init__(self, max_items: int = 200, wheel_lines: int = 3, **kwargs: Any) -> None:
+    def __init__(
+        self, max_items: int = 200, wheel_lines: int = 3, first_paint: int = 40, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.max_items = max_items
+        self.first_paint = first_paint  # entries of a big first batch mounted before the first frame
+        self._deferred: list[Widget] = []
         self.wheel_lines = wheel_lines
         self.new_count = 0
         self.has_earlier = False
@@ -109,10 +113,17 @@ class ChatLog(VerticalScroll, can_focus=True):
         return widget
 
     async def add_many(self, widgets: Sequence[Widget]) -> None:
+        """Append entries. Of a big batch (a resume) only the last ``first_paint`` are mounted before
+        the next frame; the earlier ones follow right after it, above them (see ``settle``)."""
         for widget in widgets:
             self._apply_settings(widget)
+        widgets = list(widgets)
         if len(widgets) >= self.GUTTER_BATCH:
             self.reserve_gutter()
+        if self.first_paint and len(widgets) > self.first_paint and not self.items and not self._deferred:
+            self._deferred = widgets[: -self.first_paint]
+            widgets = widgets[-self.first_paint :]
+            self.call_after_refresh(self._mount_deferred)
         with self.app.batch_update():
             await self.mount_all(widgets)
         if not self.following:
@@ -120,8 +131,25 @@ class ChatLog(VerticalScroll, can_focus=True):
             self._update_badge()
         await self._prune()
 
+    @property
+    def settled(self) -> bool:
+        """True once every entry handed to ``add_many`` is mounted."""
+        return not self._deferred
+
+    async def settle(self) -> None:
+        """Mount entries held back from the first frame (no-op when there are none)."""
+        await self._mount_deferred()
+
+    async def _mount_deferred(self) -> None:
+        deferred, self._deferred = self._deferred, []
+        if deferred and self.is_attached:
+            await self.prepend_history(deferred, has_more=self.has_earlier)
+
     async def prepend_history(self, widgets: Sequence[Widget], has_more: bool = False) -> None:
         """Mount earlier entries above the current ones, keeping the viewport where it is."""
+        if self._deferred:  # entries held back from the first frame belong between these and the rest
+            widgets = [*widgets, *self._deferred]
+            self._deferred = []
         self._earlier_pending = False
         self.has_earlier = has_more
         if not widgets:
@@ -158,6 +186,7 @@ class ChatLog(VerticalScroll, can_focus=True):
         self.scroll_to(y=old_y + max(0, grown), animate=False, immediate=True)
 
     async def clear(self) -> None:
+        self._deferred = []
         await self.remove_children(self.items)
         self.styles.scrollbar_gutter = "auto"
         self.new_count = 0
@@ -209,6 +238,9 @@ class ChatLog(VerticalScroll, can_focus=True):
         self._request_earlier()
 
     def _request_earlier(self) -> None:
+        if self._deferred:
+            self.call_later(self._mount_deferred)  # what is already built comes first
+            return
         if self.has_earlier and not self._earlier_pending:
             self._earlier_pending = True
             self.post_message(self.EarlierRequested(self))

@@ -161,3 +161,42 @@ async def test_cached_render_follows_a_theme_switch(render_calls: list[Any]) -> 
         await pilot.pause()
         await pilot.pause()
         assert len(render_calls) > before  # new colours: rendered again, not served stale
+
+
+async def test_resume_paints_the_last_entries_first_then_the_rest(project: Path, faux) -> None:
+    path = _session_file(project, 400)
+    session = await make_session(project, session=SessionManager.open(path))
+    app = make_app(session)
+    painted: list[int] = []
+    original = app._display
+
+    def display(screen: Any, update: Any) -> None:
+        painted.append(len(app.chat.items) if app.chat.is_attached else 0)
+        original(screen, update)
+
+    app._display = display  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        first = next(n for n in painted if n)
+        assert first <= app.chat.first_paint + 3  # header/notices at most on top of the tail
+        await app.chat.settle()
+        await pilot.pause()
+        assert app.chat.settled
+        users = [u.text for u in app.query(UserMessageView)]
+        assert len(users) == app.options.tail_messages // 2
+        assert users == sorted(users, key=lambda t: int(t.split()[1]))  # in order, no gaps or repeats
+
+
+async def test_asking_for_earlier_history_during_resume_mounts_in_order(project: Path, faux) -> None:
+    path = _session_file(project, 400)
+    session = await make_session(project, session=SessionManager.open(path))
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.chat.action_scroll_to_top()  # may arrive while the first frame's leftovers are pending
+        await pilot.pause()
+        app.chat.action_scroll_to_top()
+        await pilot.pause()
+        await pilot.pause()
+        users = [int(u.text.split()[1]) for u in app.query(UserMessageView)]
+        assert users == list(range(users[0], 200))
+        assert users[0] < 150  # earlier history really came in
