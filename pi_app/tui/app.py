@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widget import Widget
@@ -21,6 +21,7 @@ from pi_app.tui.bridge import EventBridge
 from pi_app.tui.clipboard import Clipboard, SystemClipboard
 from pi_app.tui.commands import completion_commands, find_command, run_command, split_command
 from pi_app.tui.dialogs import DialogsMixin
+from pi_app.tui.external_editor import edit_text
 from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.history_view import tool_results_by_id, widgets_for
@@ -56,6 +57,7 @@ class PiApp(DialogsMixin, App[None]):
         Binding("ctrl+c", "clear", "Clear editor (twice: exit)", priority=True),
         Binding("ctrl+d", "exit_empty", "Exit (empty editor)", priority=True),
         Binding("ctrl+z", "suspend", "Suspend", priority=True),
+        Binding("ctrl+g", "external_editor", "Edit the prompt in $VISUAL / $EDITOR", priority=True),
         Binding("shift+tab", "cycle_thinking", "Cycle thinking level", priority=True),
         Binding("ctrl+p", "cycle_model('forward')", "Next model", priority=True),
         Binding("ctrl+shift+p", "cycle_model('backward')", "Previous model", priority=True),
@@ -509,9 +511,15 @@ class PiApp(DialogsMixin, App[None]):
                 f"Restored {restored} queued message{'s' if restored > 1 else ''} to editor"
             )
 
-    def action_clear(self) -> None:
+    async def action_clear(self) -> None:
         if self.selection.active:
             self.selection.stop()
+            return
+        # Text selected with the mouse: Ctrl+C copies it (the usual key) instead of clearing the editor.
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.screen.clear_selection()
+            await self.copy_text(selected, "Copied selection to clipboard")
             return
         now = self.options.clock()
         if now - self._last_ctrl_c <= DOUBLE_PRESS_S:
@@ -521,6 +529,20 @@ class PiApp(DialogsMixin, App[None]):
         self.editor.clear()
         self.editor.pastes.clear()
         self.menu.hide()
+
+    async def action_external_editor(self) -> None:
+        """Ctrl+G: the prompt goes through the user's editor; the app steps aside while it runs."""
+        text = self.editor.pastes.expand(self.editor.text)
+        try:
+            with self.suspend():
+                new = edit_text(text)
+        except SuspendNotSupported:  # headless (tests) or a driver that cannot hand over the terminal
+            new = edit_text(text)
+        if new is None:
+            await self.show_status("External editor failed; prompt unchanged", "warning")
+            return
+        self.editor.load_text(new)
+        self.editor.move_cursor(self.editor.document.end)
 
     def action_exit_empty(self) -> None:
         self.exit()

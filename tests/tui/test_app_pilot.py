@@ -367,3 +367,23 @@ async def test_model_selector_filters_and_switches(project: Path, faux) -> None:
         await pilot.pause()
         assert session.model.id == "faux-1"
         assert app.chat.items[-1].text.startswith("Switched to Faux faux-1")
+
+
+async def test_ctrl_g_edits_the_prompt_in_the_external_editor(
+    project: Path, faux, monkeypatch, tmp_path
+) -> None:
+    script = tmp_path / "fake-editor.sh"
+    script.write_text('#!/bin/sh\nprintf "edited: %s\\n" "$(cat "$1")" > "$1"\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(script))
+    session = await make_session(project)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.insert("fix the bug")
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert app.editor.text == "edited: fix the bug"
+        monkeypatch.setenv("VISUAL", "false")  # an editor that fails leaves the prompt alone
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert app.editor.text == "edited: fix the bug"

@@ -59,3 +59,11 @@ def test_git_branch_from_head(tmp_path: Path) -> None:
     assert git_branch(str(tmp_path / "sub")) == "feature/x"
     (tmp_path / ".git" / "HEAD").write_text("0123abcd\n")
     assert git_branch(str(tmp_path)) == "detached"
+
+
+def test_external_editor_command_order():
+    from pi_app.tui.external_editor import editor_command
+
+    assert editor_command({"VISUAL": "code -w", "EDITOR": "nano"}) == ["code", "-w"]
+    assert editor_command({"EDITOR": "nano"}) == ["nano"]
+    assert editor_command({}) == ["vi"]
