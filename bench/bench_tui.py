@@ -192,7 +192,7 @@ async def bench_stream(work: Path, paced: bool) -> None:
             await asyncio.sleep(0.02)
             while app.session.is_streaming or app.bridge.busy:
                 keys.append(await key_to_frame(app, frames, "a"))
-                await asyncio.sleep(0.03)
+                await asyncio.sleep(0.015)
         await pilot.pause()
         await app.wait_until_idle()
         await pilot.pause()

@@ -166,7 +166,7 @@ class AssistantMessageView(Vertical):
             self._next_split = len(self._live_text) + SEGMENT_CHARS // 4
             return
         head, rest = self._live_text[:cut], self._live_text[cut:]
-        await self._stop_stream()
+        await self._stop_stream(discard=True)
         thinking = kind == "thinking"
         segment = Static(
             ThemedMarkdown(
@@ -200,15 +200,20 @@ class AssistantMessageView(Vertical):
         await self.mount(live)
         self._stream = Markdown.get_stream(live)
 
-    async def _stop_stream(self) -> None:
+    async def _stop_stream(self, discard: bool = False) -> None:
+        """Stop the live stream; ``discard`` drops text it has not parsed yet (for a live widget about to
+        be replaced, where parsing it would only delay the replacement)."""
         if self._stream is not None:
             stream, self._stream = self._stream, None
+            pending = getattr(stream, "_pending", None)
+            if discard and isinstance(pending, list):
+                pending.clear()
             await stream.stop()
 
     # ------------------------------------------------------------------ finishing
     async def finalize(self, message: AssistantMessage | None = None) -> None:
         """End streaming and replace the live widgets with one frozen Static."""
-        await self._stop_stream()
+        await self._stop_stream(discard=True)
         if message is not None:
             self._take_message(message)
         self.finalized = True

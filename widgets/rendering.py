@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
@@ -206,9 +207,16 @@ class PiMarkdownFence(MarkdownFence):
 
     @classmethod
     def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
-        from textual.highlight import highlight
+        return _highlight(code, language)
 
-        return highlight(code, language=language or None, theme=PiHighlightTheme)
+
+@lru_cache(maxsize=512)
+def _highlight(code: str, language: str) -> Content:
+    """Highlighted code, memoised: a streaming fence is re-highlighted on every append and on every theme
+    switch, and the result holds only `$pi-syntax-*` references, so it is the same for every theme."""
+    from textual.highlight import highlight
+
+    return highlight(code, language=language or None, theme=PiHighlightTheme)
 
 
 class PiMarkdown(Markdown):
