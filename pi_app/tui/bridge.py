@@ -8,6 +8,7 @@ frame (~30 fps) after streaming batches so bursts of tiny chunks cost one widget
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from pi_app.tui.app import PiApp
 
 FRAME_S = 1 / 30
+MAX_PAUSE_S = 0.1  # streaming updates never wait longer than this between batches
 
 
 def result_data(result: Any, is_error: bool = False) -> ToolResultData:
@@ -72,19 +74,28 @@ class EventBridge:
 
     # ------------------------------------------------------------------ consumer
     async def run(self) -> None:
+        lateness = 0.0
         while True:
             await self._wake.wait()
             self._wake.clear()
             while self._pending:
                 batch, self._pending = self._pending, []
                 self.events_seen += len(batch)
+                started = time.perf_counter()
                 try:
                     streamed = await self._apply(batch)
                 except Exception as exc:  # a rendering bug must not kill the event pump
                     self.app.log.error(f"event bridge: {exc!r}")
                     streamed = False
                 if streamed and self.frame_s > 0:
-                    await asyncio.sleep(self.frame_s)
+                    # Back off while applying and painting cost more than a frame (lateness: how long the
+                    # loop was busy past the last pause), so keys and the stream itself keep getting turns.
+                    busy = time.perf_counter() - started + lateness
+                    pause = min(MAX_PAUSE_S, max(self.frame_s, busy))
+                    woke = time.perf_counter()
+                    await asyncio.sleep(pause)
+                    lateness = max(0.0, time.perf_counter() - woke - pause)
+            lateness = 0.0
             self._idle.set()
 
     async def _apply(self, batch: list[Any]) -> bool:

@@ -200,3 +200,27 @@ async def test_asking_for_earlier_history_during_resume_mounts_in_order(project:
         users = [int(u.text.split()[1]) for u in app.query(UserMessageView)]
         assert users == list(range(users[0], 200))
         assert users[0] < 150  # earlier history really came in
+
+
+async def test_streamed_deltas_are_coalesced_into_few_widget_updates(
+    project: Path, faux, monkeypatch
+) -> None:
+    appends: list[str] = []
+    original = AssistantMessageView.append_text
+
+    async def spy(self: AssistantMessageView, delta: str) -> None:
+        appends.append(delta)
+        await original(self, delta)
+
+    monkeypatch.setattr(AssistantMessageView, "append_text", spy)
+    text = "word " * 400  # 400 chunks of 5 characters, each after a short pause
+    FAUX.enqueue(FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=5, delay_s=0.001))
+    app = make_app(await make_session(project))
+    async with app.run_test(size=SIZE) as pilot:
+        app.submit("go")
+        await pilot.pause()
+        await app.wait_until_idle()
+        await pilot.pause()
+        (view,) = list(app.query(AssistantMessageView))
+        assert view.text == text
+    assert 0 < len(appends) < 400 // 4  # batched per frame, not one widget update per delta
