@@ -192,6 +192,11 @@ class Stacked(CachedRender):
         super().__init__(get_variables)
         self.parts = parts
 
+    def render_lines(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
+        if len(self.parts) == 1 and isinstance(self.parts[0], CachedRender):
+            return self.parts[0].render_lines(console, options)  # the usual case: nothing to stack
+        return super().render_lines(console, options)
+
     def build(self, variables: Mapping[str, str]) -> Any:
         items: list[Any] = []
         for part in self.parts:
