@@ -42,10 +42,15 @@ class SlashCommand:
 class DefaultCompletionProvider:
     """Slash commands at the start of the first line, ``@path`` fuzzy-ish file search, Tab paths."""
 
-    def __init__(self, commands: list[SlashCommand], cwd: str | Path, max_items: int = 20) -> None:
+    def __init__(
+        self, commands: list[SlashCommand], cwd: str | Path, max_items: int = 20, file_index: Any = None
+    ) -> None:
         self.commands = commands
         self.cwd = Path(cwd)
         self.max_items = max_items
+        # A FileIndex (pi_app.tools.file_index) for fuzzy ``@`` search over the whole project; until it is
+        # ready (or without one) ``@`` lists the typed directory.
+        self.file_index = file_index
 
     def get_completions(
         self, line_before_cursor: str, at_line_start: bool, force: bool
@@ -60,7 +65,12 @@ class DefaultCompletionProvider:
             return Completions(items[: self.max_items], line_before_cursor) if items else None
         word = line_before_cursor.split(" ")[-1] if line_before_cursor else ""
         if word.startswith("@"):
-            items = self._files(word[1:], at=True)
+            index = self.file_index
+            if index is not None and index.ready and word[1:]:
+                found = index.search(word[1:], self.max_items)
+                items = [CompletionItem("@" + path, path) for path in found]
+            else:
+                items = self._files(word[1:], at=True)
             return Completions(items, word) if items else None
         if force:
             items = self._files(word, at=False)

@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 
 import themes
+from pi_app.tools.file_index import FileIndex
 from pi_app.tui.bridge import EventBridge
 from pi_app.tui.clipboard import Clipboard, SystemClipboard
 from pi_app.tui.commands import completion_commands, find_command, run_command, split_command
@@ -149,7 +150,8 @@ class PiApp(DialogsMixin, App[None]):
         self._apply_theme()
         self.chat.hide_thinking = bool(session.settings.settings.hideThinkingBlock)
         self.editor.thinking_level = session.thinking_level or "off"
-        self.editor.completion = DefaultCompletionProvider(completion_commands(session), session.cwd)
+        self.file_index = FileIndex(session.cwd).start()  # built in a thread; `@` falls back meanwhile
+        self.refresh_completions()
         self._seed_history()
         self._unsubscribe = session.subscribe(self.bridge)
         self.run_worker(self.bridge.run(), name="event-bridge", group="bridge", exit_on_error=False)
@@ -230,8 +232,11 @@ class PiApp(DialogsMixin, App[None]):
         self.editor.prompt_history = history
 
     def refresh_completions(self) -> None:
+        index = getattr(self, "file_index", None)
+        if index is None or index.root != self.session.cwd:
+            index = self.file_index = FileIndex(self.session.cwd).start()
         self.editor.completion = DefaultCompletionProvider(
-            completion_commands(self.session), self.session.cwd
+            completion_commands(self.session), self.session.cwd, file_index=index
         )
 
     @work(thread=True, exit_on_error=False, group="warmup")
