@@ -7,6 +7,8 @@ tool-call JSON, cost, error/abort endings) is implemented once.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from pi_app.ai.abort import AbortError
 from pi_app.ai.events import AssistantMessageEvent as Ev
@@ -144,6 +146,15 @@ class MessageBuilder:
         self.msg.stopReason = reason  # type: ignore[assignment]
         self.msg.errorMessage = message
         return Ev("error", reason=reason, error=self.msg)
+
+    def fail(self, exc: BaseException, signal: Any, describe: Callable[[BaseException], str]) -> Ev:
+        """The terminal event of a provider that caught ``exc``: aborted when the signal fired (or the
+        exception is an abort), else an error described by ``describe``. Half-open blocks are closed
+        silently: their end events are moot once the request failed."""
+        self.close_open_blocks()
+        if isinstance(exc, AbortError) or bool(signal is not None and signal.aborted):
+            return self.error("Request was aborted", aborted=True)
+        return self.error(describe(exc))
 
     def from_exception(self, exc: BaseException, aborted: bool = False) -> Ev:
         import asyncio

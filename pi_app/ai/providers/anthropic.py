@@ -29,6 +29,7 @@ from pi_app.ai.providers.http_common import (
     MalformedStreamError,
     ProviderError,
     apply_on_payload,
+    close_quietly,
     describe_transport_error,
     format_http_error,
     http_client_options,
@@ -255,21 +256,6 @@ async def stream_anthropic(
     except BaseException as exc:  # noqa: BLE001 - provider contract: failures become an error event
         if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError)):
             raise  # the consumer went away or cancelled us; the stream wrapper reports it
-        aborted = isinstance(exc, AbortError) or bool(signal and signal.aborted)
-        for _ in b.close_open_blocks():
-            pass  # the final message must not keep half-open blocks; their events are moot now
-        if aborted:
-            yield b.error("Request was aborted", aborted=True)
-        else:
-            yield b.error(_error_text(exc, options))
+        yield b.fail(exc, signal, lambda e: _error_text(e, options))
     finally:
-        if sdk_stream is not None:
-            try:
-                await sdk_stream.close()
-            except Exception:
-                pass
-        if client is not None:
-            try:
-                await client.close()
-            except Exception:
-                pass
+        await close_quietly(sdk_stream, client)

@@ -23,6 +23,7 @@ from pi_app.ai.providers.http_common import (
     ProviderError,
     aiter_sse,
     apply_on_payload,
+    close_quietly,
     describe_transport_error,
     format_http_error,
     http_client_options,
@@ -209,20 +210,6 @@ async def stream_google(
     except BaseException as exc:  # noqa: BLE001 - provider contract: failures become an error event
         if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError)):
             raise  # the consumer went away or cancelled us; the stream wrapper reports it
-        aborted = isinstance(exc, AbortError) or bool(signal and signal.aborted)
-        b.close_open_blocks()  # the final message must not keep half-open blocks
-        if aborted:
-            yield b.error("Request was aborted", aborted=True)
-        else:
-            yield b.error(_error_text(exc, options))
+        yield b.fail(exc, signal, lambda e: _error_text(e, options))
     finally:
-        if response is not None:
-            try:
-                await response.aclose()
-            except Exception:
-                pass
-        if client is not None:
-            try:
-                await client.aclose()
-            except Exception:
-                pass
+        await close_quietly(response, client)

@@ -356,3 +356,17 @@ def http_client_options(base_url: str | None) -> dict[str, Any]:
 
         _verified_context = httpcore2.default_ssl_context()
     return {"verify": _verified_context}
+
+
+async def close_quietly(*resources: Any) -> None:
+    """Close SDK streams/clients or httpx2 responses/clients; the connection may already be gone."""
+    for res in resources:
+        if res is None:
+            continue
+        closer = getattr(res, "aclose", None) or getattr(res, "close", None)
+        try:
+            result = closer() if closer is not None else None
+            if inspect.isawaitable(result):
+                await result
+        except Exception:
+            pass

@@ -486,8 +486,6 @@ async def stream_openai_completions(
         else:
             yield b.done(reader.stop_reason)
     except Exception as exc:  # noqa: BLE001 - contract: failures become an error event
-        b.close_open_blocks()
-        aborted = options.signal is not None and options.signal.aborted
-        yield b.error("Request was aborted" if aborted else error_text(exc, options), aborted=aborted)
+        yield b.fail(exc, options.signal, lambda e: error_text(e, options))
     finally:
         await close_client(client)
