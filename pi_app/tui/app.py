@@ -152,6 +152,7 @@ class PiApp(DialogsMixin, App[None]):
         self.editor.thinking_level = session.thinking_level or "off"
         self.file_index = FileIndex(session.cwd).start()  # built in a thread; `@` falls back meanwhile
         self.refresh_completions()
+        self.apply_editor_settings()
         self._seed_history()
         self._unsubscribe = session.subscribe(self.bridge)
         self.run_worker(self.bridge.run(), name="event-bridge", group="bridge", exit_on_error=False)

@@ -45,7 +45,15 @@ class DialogsMixin(_Base):
     def open_settings(self) -> None:
         from pi_app.tui.screens.settings import SettingsScreen
 
-        self.push_screen(SettingsScreen(self.session.settings, self.apply_setting, lambda: self.theme))
+        session = self.session
+        self.push_screen(
+            SettingsScreen(
+                session.settings,
+                self.apply_setting,
+                lambda: self.theme,
+                thinking=lambda: (session.thinking_level or "off", list(session.available_thinking_levels())),
+            )
+        )
 
     def apply_setting(self, key: str, value: Any) -> None:
         session = self.session
@@ -53,11 +61,25 @@ class DialogsMixin(_Base):
             session.set_steering_mode(value)
         elif key == "followUpMode":
             session.set_follow_up_mode(value)
+        elif key == "thinking":
+            session.set_thinking_level(value)
+            self.editor.thinking_level = session.thinking_level or "off"
+        elif key == "compaction.enabled":
+            session.set_auto_compaction_enabled(bool(value))
+        elif key == "retry.enabled":
+            session.set_auto_retry_enabled(bool(value))
         else:
             session.settings.set(key, value)
         if key == "hideThinkingBlock":
             self.chat.set_hide_thinking(bool(value))
+        self.apply_editor_settings()
         self.refresh_footer()
+
+    def apply_editor_settings(self) -> None:
+        """editorPaddingX and autocompleteMaxVisible take effect at once."""
+        s = self.session.settings.settings
+        self.editor.styles.padding = (0, 1 + max(0, int(s.editorPaddingX or 0)))
+        self.menu.styles.max_height = max(3, int(s.autocompleteMaxVisible or 5))
 
     def preview_theme(self, name: str) -> None:
         if name in self.available_themes:

@@ -36,7 +36,12 @@ SETTING_ROWS: list[SettingRow] = [
     SettingRow("doubleEscapeAction", "Double-escape action", ("tree", "fork", "none")),
     SettingRow("branchSummary.skipPrompt", "Skip branch summary prompt"),
     SettingRow("treeFilterMode", "Tree filter", ("default", "no-tools", "user-only", "labeled-only", "all")),
+    SettingRow("thinking", "Thinking level", ()),  # the session's level; choices come from the model
     SettingRow("theme", "Theme", ()),  # opens the theme picker
+    SettingRow("images.autoResize", "Auto-resize images"),
+    SettingRow("enableSkillCommands", "Skill commands"),
+    SettingRow("editorPaddingX", "Editor padding", (0, 1, 2, 3)),
+    SettingRow("autocompleteMaxVisible", "Autocomplete max items", (3, 5, 7, 10, 15, 20)),
 ]
 
 
@@ -72,9 +77,11 @@ class SettingsScreen(ModalScreen[None]):
         settings: Any,
         on_change: Callable[[str, Any], None],
         current_theme: Callable[[], str],
+        thinking: Callable[[], tuple[str, list[str]]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.thinking = thinking  # () -> (current level, levels the model supports)
         self.settings = settings
         self.on_change = on_change
         self.current_theme = current_theme
@@ -90,7 +97,11 @@ class SettingsScreen(ModalScreen[None]):
         self.query_one(OptionList).focus()
 
     def _value(self, row: SettingRow) -> Any:
-        return self.current_theme() if row.key == "theme" else read_setting(self.settings, row.key)
+        if row.key == "theme":
+            return self.current_theme()
+        if row.key == "thinking":
+            return self.thinking()[0] if self.thinking else "off"
+        return read_setting(self.settings, row.key)
 
     def _refresh(self, keep: int | None = None) -> None:
         options = self.query_one(OptionList)
@@ -119,7 +130,14 @@ class SettingsScreen(ModalScreen[None]):
         if row.key == "theme":
             self.app.push_screen(ThemeSelectScreen(self.current_theme()), lambda _: self._refresh(index))
             return
-        value = next_choice(row, self._value(row))
+        if row.key == "thinking":
+            if self.thinking is None:
+                return
+            current, levels = self.thinking()
+            row = SettingRow(row.key, row.label, tuple(levels) or ("off",))
+            value = next_choice(row, current)
+        else:
+            value = next_choice(row, self._value(row))
         self.on_change(row.key, value)
         self._refresh(index)
 
