@@ -7,6 +7,7 @@ renderable, so long sessions stay cheap.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -208,7 +209,16 @@ class AssistantMessageView(Vertical):
             pending = getattr(stream, "_pending", None)
             if discard and isinstance(pending, list):
                 pending.clear()
-            await stream.stop()
+            try:
+                await stream.stop()
+            except asyncio.CancelledError:
+                # MarkdownStream.stop() cancels its task and awaits it; a task cancelled before it ever ran
+                # re-raises that CancelledError here. Only a cancellation of *this* task may propagate.
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise
+                if not discard and isinstance(pending, list) and pending:
+                    await stream.markdown_widget.append("".join(pending))
 
     # ------------------------------------------------------------------ finishing
     async def finalize(self, message: AssistantMessage | None = None) -> None:

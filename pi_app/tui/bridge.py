@@ -8,6 +8,7 @@ frame (~30 fps) after streaming batches so bursts of tiny chunks cost one widget
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from pi_app.tui.app import PiApp
 
 FRAME_S = 1 / 30
+URGENT_EVENTS = frozenset({"message_end", "agent_end"})
 MAX_PAUSE_S = 0.1  # streaming updates never wait longer than this between batches
 
 
@@ -51,6 +53,7 @@ class EventBridge:
         self.frame_s = frame_s
         self._pending: list[Any] = []
         self._wake = asyncio.Event()
+        self._urgent = asyncio.Event()  # an end of message/run is waiting: skip the frame pause
         self._idle = asyncio.Event()
         self._idle.set()
         self.current: AssistantMessageView | None = None
@@ -63,6 +66,8 @@ class EventBridge:
         self._pending.append(event)
         self._idle.clear()
         self._wake.set()
+        if getattr(event, "type", None) in URGENT_EVENTS:
+            self._urgent.set()
 
     async def drained(self) -> None:
         """Wait until every queued event has been applied."""
@@ -84,6 +89,13 @@ class EventBridge:
                 started = time.perf_counter()
                 try:
                     streamed = await self._apply(batch)
+                except asyncio.CancelledError as exc:
+                    task = asyncio.current_task()
+                    if task is not None and task.cancelling():
+                        raise
+                    # a widget's inner task was cancelled, not the pump: log it and keep going
+                    self.app.log.error(f"event bridge: {exc!r}")
+                    streamed = False
                 except Exception as exc:  # a rendering bug must not kill the event pump
                     self.app.log.error(f"event bridge: {exc!r}")
                     streamed = False
@@ -93,8 +105,11 @@ class EventBridge:
                     busy = time.perf_counter() - started + lateness
                     pause = min(MAX_PAUSE_S, max(self.frame_s, busy))
                     woke = time.perf_counter()
-                    await asyncio.sleep(pause)
+                    if not self._urgent.is_set():
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(self._urgent.wait(), pause)
                     lateness = max(0.0, time.perf_counter() - woke - pause)
+                self._urgent.clear()
             lateness = 0.0
             self._idle.set()
 

@@ -224,3 +224,21 @@ async def test_streamed_deltas_are_coalesced_into_few_widget_updates(
         (view,) = list(app.query(AssistantMessageView))
         assert view.text == text
     assert 0 < len(appends) < 400 // 4  # batched per frame, not one widget update per delta
+
+
+async def test_finalizing_right_after_a_split_does_not_cancel_the_caller() -> None:
+    """The fresh live stream made by a split has not run yet when finalize stops it; MarkdownStream
+    re-raises its own cancellation then, which once killed the event pump."""
+    log = ChatLog()
+    app = PiTestApp([log])
+    async with app.run_test(size=SIZE) as pilot:
+        view = AssistantMessageView()
+        await log.add(view)
+        await view.append_text("start\n\n")
+        text = "".join(f"Paragraph {i} of the answer.\n\n" for i in range(120))
+        await view.append_text(text)  # one delta past SEGMENT_CHARS: splits and starts a new stream
+        assert view.query("Static.-segment")
+        await view.finalize()  # must not raise CancelledError
+        await pilot.pause()
+        assert [type(c) for c in view.children] == [Static]
+        assert view.text == "start\n\n" + text
