@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import resource
 import statistics
@@ -330,6 +331,7 @@ def main() -> None:
     run = args.only
 
     def fresh(prefix: str) -> Path:
+        gc.collect()  # each scenario starts without the previous one's garbage (gen-2 pauses)
         return Path(tempfile.mkdtemp(prefix=prefix))
 
     print(f"issue 8 budgets, headless {SIZE[0]}x{SIZE[1]}, {os.cpu_count()} cores")
