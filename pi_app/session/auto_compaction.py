@@ -115,8 +115,13 @@ class CompactionMixin:
             prep = prepare_compaction(path, cfg.keepRecentTokens)
             if prep is None and path and path[-1].get("type") == "compaction":
                 raise _Skip("Already compacted")
-            if prep is None or not (prep.messages_to_summarize or prep.turn_prefix_messages):
-                # pi would still ask the model to summarise an empty conversation here.
+            # Before any compaction, tool-set system messages alone free nothing (the tools are declared
+            # again), and an overflow "recovery" would resend the same request. After one, compacting
+            # still drops the previously kept messages, so it goes ahead as in pi.
+            if prep is None or not any(
+                getattr(m, "role", None) != "system" or prep.previous_summary is not None
+                for m in (*prep.messages_to_summarize, *prep.turn_prefix_messages)
+            ):
                 raise _Skip("Nothing to compact (session too small)")
             result = await compact(
                 prep,
@@ -146,8 +151,11 @@ class CompactionMixin:
             return None if reason != "manual" else "Compaction cancelled"
         except _Skip as skip:
             text = str(skip)
-            await self._emit(CompactionEndEvent(reason, error_message=text if reason == "manual" else None))
-            return text if reason == "manual" else None
+            if reason == "overflow":  # the request cannot succeed as it is: say so instead of ending quietly
+                text = f"Context overflow recovery failed: {text}"
+            shown = text if reason in ("manual", "overflow") else None
+            await self._emit(CompactionEndEvent(reason, error_message=shown))
+            return shown
         except Exception as exc:
             text = str(exc) or type(exc).__name__
             if reason == "overflow":

@@ -161,8 +161,9 @@ async def test_summarisation_error_leaves_file_valid(tmp_path, faux):
     s = await make_session(tmp_path, settings=SMALL, context_window=2000)
     rec = Recorder()
     s.subscribe(rec)
-    script = Script(faux, faux_text("a"), summary=faux_error("upstream exploded"))
+    script = Script(faux, faux_text("a"), faux_text("a2"), summary=faux_error("upstream exploded"))
     await s.prompt("one")
+    await s.prompt("one more")  # a lone first exchange leaves nothing before the cut point to summarise
     with pytest.raises(CompactionError, match=r"^Summarization failed: upstream exploded"):
         await s.compact()
     assert rec.of("compaction_end")[-1].error_message.startswith("Summarization failed")
