@@ -450,9 +450,10 @@ class AgentSession(CompactionMixin, NavigationMixin, UserBashMixin):
 
     async def _switch_model(self, model: Model, explicit_level: str | None, source: str) -> None:
         previous = self.model
-        level = explicit_level or (
-            self.thinking_level if model.reasoning else self.settings.default_thinking_level
-        )
+        # As pi: the level carries over from a model that thinks; leaving one that does not (its level is
+        # a forced "off"), the saved default applies.
+        keep = previous is not None and previous.reasoning
+        level = explicit_level or (self.thinking_level if keep else self.settings.default_thinking_level)
         self.agent.set_model(model)
         self.session_manager.append_model_change(model.provider, model.id)
         self.settings.set_default_model_and_provider(model.provider, model.id)

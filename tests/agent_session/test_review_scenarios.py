@@ -75,3 +75,138 @@ async def test_manual_compact_of_a_lone_exchange_has_nothing_to_compact(tmp_path
     except CompactionError as exc:
         assert str(exc) == "Nothing to compact (session too small)"
     assert script.summary_requests == []
+
+
+async def three(tmp_path, faux, **kw):
+    s = await make_session(tmp_path, **kw)
+    script = Script(faux, faux_text("A1"), faux_text("A2"), faux_text("A3"))
+    for q in ("Q1", "Q2", "Q3"):
+        await s.prompt(q)
+    return s, script
+
+
+def first_user(s):
+    return next(e for e in entries(s.session_file) if e.get("message", {}).get("role") == "user")
+
+
+async def test_navigate_to_root_user_message_empties_context(tmp_path, faux):
+    s, script = await three(tmp_path, faux)
+    q1 = first_user(s)
+    result = await s.navigate_tree(q1["id"])
+    assert result.editor_text == "Q1" and result.error is None
+    assert [m.role for m in s.messages if m.role != "system"] == []
+    script.add(faux_text("fresh"))
+    await s.prompt("restart")
+    assert [t for t in texts(script.agent_requests[-1].messages) if not t.startswith("system")] == [
+        "user:restart"
+    ]
+    ctx = reopen(s.session_file).build_session_context()
+    assert [t for t in texts(ctx.messages) if not t.startswith("system")] == [
+        "user:restart",
+        "assistant:fresh",
+    ]
+
+
+async def test_navigate_to_root_with_summary(tmp_path, faux):
+    s, script = await three(tmp_path, faux)
+    q1 = first_user(s)
+    script.summary = "Earlier work."
+    result = await s.navigate_tree(q1["id"], summarize=True)
+    assert result.error is None and result.summary_entry_id
+    assert [m.role for m in s.messages if m.role != "system"] == ["branchSummary"]
+    script.add(faux_text("ok"))
+    await s.prompt("next")
+    ctx = reopen(s.session_file).build_session_context()
+    assert [m.role for m in ctx.messages if m.role != "system"] == ["branchSummary", "user", "assistant"]
+
+
+async def test_navigate_to_compaction_and_branch_summary_entries(tmp_path, faux):
+    s, script = await three(tmp_path, faux, settings={"compaction": {"keepRecentTokens": 3}})
+    await s.compact()
+    comp = next(e for e in entries(s.session_file) if e["type"] == "compaction")
+    script.add(faux_text("A4"))
+    await s.prompt("Q4")
+    r = await s.navigate_tree(comp["id"])
+    assert r.error is None and r.editor_text is None
+    assert s.session_manager.leaf_id == comp["id"]
+    assert s.messages[0].role == "compactionSummary"
+    # back to the old leaf, then to the compaction again with a summary of the abandoned Q4/A4
+    a4 = next(
+        e
+        for e in entries(s.session_file)
+        if e.get("message", {}).get("role") == "assistant" and e["message"]["content"][0]["text"] == "A4"
+    )
+    await s.navigate_tree(a4["id"])
+    assert s.messages[-1].role == "assistant" and s.messages[-1].content[0].text == "A4"
+    r = await s.navigate_tree(comp["id"], summarize=True)
+    assert r.error is None and r.summary_entry_id
+    bs = next(e for e in entries(s.session_file) if e["type"] == "branch_summary")
+    r2 = await s.navigate_tree(bs["id"])
+    assert r2.error is None and r2.editor_text is None and s.session_manager.leaf_id == bs["id"]
+    assert s.messages[-1].role == "branchSummary"
+
+
+async def test_fork_then_resume_fork_and_original(tmp_path, faux):
+    s, script = await three(tmp_path, faux)
+    original = s.session_file
+    q2 = next(
+        e
+        for e in entries(original)
+        if e.get("message", {}).get("role") == "user" and e["message"]["content"][0]["text"] == "Q2"
+    )
+    text, cancelled = await s.fork(q2["id"])
+    assert text == "Q2" and not cancelled
+    fork_file = s.session_file
+    assert fork_file != original
+    script.add(faux_text("F1"))
+    await s.prompt("in fork")
+    await s.switch_session(original)
+    assert [t for t in texts(s.messages) if not t.startswith("system")][-1] == "assistant:A3"
+    await s.switch_session(fork_file)
+    got = [t for t in texts(s.messages) if not t.startswith("system")]
+    assert got == ["user:Q1", "assistant:A1", "user:in fork", "assistant:F1"]
+    script.add(faux_text("F2"))
+    await s.prompt("more")
+    sent = [t for t in texts(script.agent_requests[-1].messages) if not t.startswith("system")]
+    assert sent == ["user:Q1", "assistant:A1", "user:in fork", "assistant:F1", "user:more"]
+
+
+async def test_new_session_then_switch_back(tmp_path, faux):
+    s, script = await three(tmp_path, faux)
+    original = s.session_file
+    new = await s.new_session()
+    assert new != original and [m for m in s.messages if m.role != "system"] == []
+    script.add(faux_text("N1"))
+    await s.prompt("fresh")
+    await s.switch_session(original)
+    assert [t for t in texts(s.messages) if not t.startswith("system")][-2:] == ["user:Q3", "assistant:A3"]
+    script.add(faux_text("A4"))
+    await s.prompt("Q4")
+    sent = [t for t in texts(script.agent_requests[-1].messages) if not t.startswith("system")]
+    assert sent[-3:] == ["assistant:A3", "user:Q4"][-3:] or sent[-2:] == ["assistant:A3", "user:Q4"]
+    assert "user:fresh" not in sent
+
+
+async def test_thinking_level_survives_a_detour_through_a_non_reasoning_model(tmp_path, faux):
+    from pi_app.ai.providers.faux import faux_model
+
+    s = await make_session(tmp_path)
+    s.set_thinking_level("high")
+    await s.set_model(faux_model("plain", reasoning=False))
+    assert s.thinking_level == "off"
+    # pi: leaving a model without thinking, the level comes from the saved default, not the "off" it had
+    await s.set_model(faux_model("faux-1"))
+    assert s.thinking_level == "high"
+    branch = s.session_manager.get_branch()
+    kinds = [(e.get("type"), e.get("thinkingLevel")) for e in branch if "thinking" in e.get("type")]
+    assert kinds[-1] == ("thinking_level_change", "high")
+
+
+async def test_thinking_level_kept_when_switching_between_reasoning_models(tmp_path, faux):
+    from pi_app.ai.providers.faux import faux_model
+
+    s = await make_session(tmp_path)
+    s.set_thinking_level("low")
+    s.settings.set_default_thinking_level("high")
+    await s.set_model(faux_model("other"))
+    assert s.thinking_level == "low"
