@@ -210,3 +210,135 @@ async def test_thinking_level_kept_when_switching_between_reasoning_models(tmp_p
     s.settings.set_default_thinking_level("high")
     await s.set_model(faux_model("other"))
     assert s.thinking_level == "low"
+
+
+async def test_session_with_truncated_last_line_then_appended(tmp_path, faux):
+    s, script = await three(tmp_path, faux)
+    path = s.session_file
+    raw = open(path, encoding="utf-8").read()
+    open(path, "w", encoding="utf-8").write(raw.rstrip("\n")[:-15])  # crash mid-write of the last entry
+    s2 = await make_session(tmp_path, session=reopen(path))
+    Script(faux, faux_text("after"))
+    await s2.prompt("resumed")
+    es = entries(path)  # raises if a line is not valid JSON
+    got = [t for t in texts(reopen(path).build_session_context().messages) if not t.startswith("system")]
+    assert got[-2:] == ["user:resumed", "assistant:after"]
+    assert len([e for e in es if e.get("type") == "message"]) >= 6
+
+
+async def test_steering_while_threshold_compaction_runs(tmp_path, faux):
+    from pi_app.ai.providers.faux import FauxResponse, FauxStep
+
+    s = await make_session(
+        tmp_path,
+        settings={"compaction": {"enabled": True, "reserveTokens": 500, "keepRecentTokens": 3}},
+        context_window=2000,
+    )
+    slow_summary = FauxResponse(
+        steps=[FauxStep("text", text="SUMMARY of it all")], delay_s=0.05, chunk_size=2
+    )
+    script = Script(faux, faux_text("a"), faux_text("b", usage={"input": 1600, "output": 10}), faux_text("c"))
+    script.summary = slow_summary
+    rec = Recorder()
+    s.subscribe(rec)
+    await s.prompt("one")
+    task = asyncio.create_task(s.prompt("two"))
+    for _ in range(200):
+        if s.is_compacting:
+            break
+        await asyncio.sleep(0.01)
+    assert s.is_compacting
+    await s.prompt("steered", streaming_behavior="steer")
+    await asyncio.wait_for(task, 10)
+    sent = [t for t in texts(script.agent_requests[-1].messages) if not t.startswith("system")]
+    assert sent[-1] == "user:steered"
+    assert s.messages[-1].role == "assistant" and s.messages[-1].content[0].text == "c"
+    assert s.get_steering_messages() == [] and not s.is_streaming
+
+
+async def test_retry_after_429_with_tool_call_in_flight(tmp_path, faux):
+    calls = []
+
+    async def run(call_id, params, signal, on_update):
+        calls.append(call_id)
+        return AgentToolResult(content=[TextContent(text="ok")])
+
+    tool = FunctionTool("t", "t", PARAMS, run)
+    s = await make_session(tmp_path, custom_tools=[tool], no_tools=True)
+    script = Script(
+        faux,
+        faux_tool("t", {}, call_id="x1", error="429 Too Many Requests: rate limit"),
+        faux_tool("t", {}, call_id="x2"),
+        faux_text("done"),
+    )
+    await s.prompt("go")
+    assert calls == ["x2"]
+    sent = script.agent_requests[1].messages
+    assert [m.role for m in sent if m.role != "system"] == ["user"]
+    ctx = reopen(s.session_file).build_session_context()
+    # the file keeps the failed attempt (as pi does); providers skip errored turns when sending
+    kept = [(m.role, getattr(m, "stopReason", None)) for m in ctx.messages if m.role != "system"]
+    assert kept == [
+        ("user", None),
+        ("assistant", "error"),
+        ("assistant", "toolUse"),
+        ("toolResult", None),
+        ("assistant", "stop"),
+    ]
+
+
+async def test_compaction_when_keep_recent_exceeds_conversation(tmp_path, faux):
+    from pi_app.session.auto_compaction import CompactionError
+
+    s, script = await three(tmp_path, faux, settings={"compaction": {"keepRecentTokens": 1_000_000}})
+    try:
+        await s.compact()
+        raise AssertionError("expected CompactionError")
+    except CompactionError as exc:
+        assert "Nothing to compact" in str(exc)
+    assert script.summary_requests == []
+    assert "compaction" not in [e["type"] for e in entries(s.session_file)]
+
+
+async def test_user_bash_while_agent_streams_lands_after_the_turn(tmp_path, faux):
+    from pi_app.ai.providers.faux import FauxResponse, FauxStep
+
+    s = await make_session(tmp_path)
+    slow = FauxResponse(steps=[FauxStep("text", text="streaming answer")], delay_s=0.02, chunk_size=2)
+    script = Script(faux, slow, faux_text("second"))
+    task = asyncio.create_task(s.prompt("q"))
+    for _ in range(200):
+        if s.agent.state.is_streaming:
+            break
+        await asyncio.sleep(0.005)
+    result = await s.execute_bash("echo hi")
+    assert result.output.strip() == "hi"
+    await task
+    roles = [m.role for m in s.messages if m.role != "system"]
+    assert roles == ["user", "assistant", "bashExecution"]
+    await s.prompt("next")
+    sent = [t for t in texts(script.agent_requests[-1].messages) if not t.startswith("system")]
+    assert "hi" in sent[-2] and sent[-1] == "user:next"
+    ctx = reopen(s.session_file).build_session_context()
+    assert [m.role for m in ctx.messages if m.role != "system"][:3] == roles
+
+
+async def test_tool_images_blocked_in_request(tmp_path, faux):
+    from pi_app.ai.types import ImageContent
+
+    async def run(call_id, params, signal, on_update):
+        return AgentToolResult(
+            content=[TextContent(text="see"), ImageContent(data="aGk=", mimeType="image/png")]
+        )
+
+    tool = FunctionTool("shot", "s", PARAMS, run)
+    s = await make_session(
+        tmp_path, custom_tools=[tool], no_tools=True, settings={"images": {"blockImages": True}}
+    )
+    script = Script(faux, faux_tool("shot", {}), faux_text("ok"))
+    await s.prompt("look")
+    result = [m for m in script.agent_requests[-1].messages if m.role == "toolResult"][0]
+    assert [c.type for c in result.content] == ["text", "text"]
+    assert "disabled" in result.content[1].text
+    # the transcript keeps the image
+    assert any(c.type == "image" for m in s.messages if m.role == "toolResult" for c in m.content)
