@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from pi_app import __version__
 from pi_app.cli_args import HELP_TEXT, CliError, parse_args
@@ -62,6 +63,16 @@ def main(argv: list[str] | None = None) -> int:
     if interactive and not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _error('interactive mode needs a terminal; use -p "prompt", --mode json or --mode rpc')
 
+    from pi_app.modes import startup_gc
+
+    startup_gc.pause()
+    try:
+        return _run_session(args, interactive)
+    finally:
+        startup_gc.before_exit()
+
+
+def _run_session(args: Any, interactive: bool) -> int:
     import asyncio
 
     from pi_app.modes.startup import StartupError, run

@@ -93,6 +93,9 @@ async def run_print_mode(
 
         unsubscribe = session.subscribe(on_event)
 
+    from pi_app.modes import startup_gc
+
+    unsubscribe_gc = session.subscribe(_resume_gc_on_reply) if startup_gc.is_paused() else None
     prompts: list[tuple[str, Sequence[Any] | None]] = []
     if initial_message is not None:
         prompts.append((initial_message, initial_images or None))
@@ -108,6 +111,9 @@ async def run_print_mode(
     finally:
         if unsubscribe is not None:
             unsubscribe()
+        if unsubscribe_gc is not None:
+            unsubscribe_gc()
+        startup_gc.resume()
 
     if mode == "json":
         return 0
@@ -122,6 +128,16 @@ async def run_print_mode(
     except BrokenPipeError:
         silence_stdout()
     return 0
+
+
+def _resume_gc_on_reply(event: Any) -> None:
+    # The first reply is arriving, so the provider SDK is loaded: startup is over (see startup_gc).
+    if getattr(event, "type", None) in ("message_update", "message_end") and (
+        _role(getattr(event, "message", None)) == "assistant"
+    ):
+        from pi_app.modes import startup_gc
+
+        startup_gc.resume()
 
 
 def _abort_soon(session: Any) -> None:

@@ -232,6 +232,10 @@ async def run(args: CliArgs, *, interactive: bool) -> int | Callable[[], Any]:
     manager = create_session_manager(args, cfg)
     session = await create_session(args, cfg, manager)
     warn += list(getattr(session, "resource_warnings", []))
+    if interactive or mode == "rpc":
+        from pi_app.modes import startup_gc
+
+        startup_gc.resume()  # long-lived modes collect as usual from here on
     if interactive:
         return await _run_interactive(session, args, first, images, rest, warn)
     _flush_warnings(warn)
