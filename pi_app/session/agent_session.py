@@ -318,10 +318,13 @@ class AgentSession(CompactionMixin, NavigationMixin, UserBashMixin):
             if last is None:
                 return
             if self.auto_retry_enabled and is_retryable_error(last, self._context_window()):
-                if not await self._wait_for_retry(last):
+                if await self._wait_for_retry(last):
+                    await self.agent.continue_()
+                    continue
+                if self._abort_requested:
                     return
-                await self.agent.continue_()
-                continue
+                # Retries exhausted or cancelled: as pi, the compaction check still runs (a session stuck
+                # on overload errors near the window can compact).
             if self._retry_attempt > 0 and last.stopReason in ("error", "aborted"):
                 attempt, self._retry_attempt = self._retry_attempt, 0
                 await self._emit(AutoRetryEndEvent(False, attempt, last.errorMessage or "Unknown error"))

@@ -342,3 +342,30 @@ async def test_tool_images_blocked_in_request(tmp_path, faux):
     assert "disabled" in result.content[1].text
     # the transcript keeps the image
     assert any(c.type == "image" for m in s.messages if m.role == "toolResult" for c in m.content)
+
+
+async def test_exhausted_retries_still_check_threshold_compaction(tmp_path, faux):
+    # pi: a retryable error that is not retried (again) still goes through the compaction check, so a
+    # session stuck on e.g. 529s near the window can compact.
+    s = await make_session(
+        tmp_path,
+        settings={
+            "compaction": {"enabled": True, "reserveTokens": 500, "keepRecentTokens": 3},
+            "retry": {"enabled": True, "maxRetries": 1, "baseDelayMs": 1},
+        },
+        context_window=2000,
+    )
+    rec = Recorder()
+    s.subscribe(rec)
+    script = Script(
+        faux,
+        faux_text("a", usage={"input": 100, "output": 10}),
+        faux_error("529 overloaded_error"),
+        faux_error("529 overloaded_error"),
+    )
+    await s.prompt("one")
+    await s.prompt("x " * 3400)
+    assert len(script.agent_requests) == 3
+    assert [e.success for e in rec.of("auto_retry_end")] == [False]
+    assert [e.reason for e in rec.of("compaction_start")] == ["threshold"]
+    assert len(script.summary_requests) == 1
