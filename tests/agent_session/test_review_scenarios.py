@@ -369,3 +369,36 @@ async def test_exhausted_retries_still_check_threshold_compaction(tmp_path, faux
     assert [e.success for e in rec.of("auto_retry_end")] == [False]
     assert [e.reason for e in rec.of("compaction_start")] == ["threshold"]
     assert len(script.summary_requests) == 1
+
+
+async def test_abort_during_threshold_compaction_then_prompt(tmp_path, faux):
+    from pi_app.ai.providers.faux import FauxResponse, FauxStep
+
+    s = await make_session(
+        tmp_path,
+        settings={"compaction": {"enabled": True, "reserveTokens": 500, "keepRecentTokens": 3}},
+        context_window=2000,
+    )
+    script = Script(faux, faux_text("a"), faux_text("b", usage={"input": 1600, "output": 10}))
+    script.summary = FauxResponse(steps=[FauxStep("text", text="S" * 200)], delay_s=0.05, chunk_size=1)
+    rec = Recorder()
+    s.subscribe(rec)
+    await s.prompt("one")
+    task = asyncio.create_task(s.prompt("two"))
+    for _ in range(300):
+        if s.is_compacting:
+            break
+        await asyncio.sleep(0.01)
+    assert s.is_compacting
+    await s.abort()
+    await asyncio.wait_for(task, 5)
+    assert rec.of("compaction_end")[-1].aborted
+    assert not s.is_streaming and not s.is_compacting
+    assert "compaction" not in [e["type"] for e in entries(s.session_file)]
+    script.summary = "SUMMARY"
+    script.add(faux_text("c", usage={"input": 100, "output": 5}))
+    await s.prompt("three")
+    # the cancelled compaction is due again before the next prompt (pi's pre-prompt check)
+    assert [e.reason for e in rec.of("compaction_start")] == ["threshold", "threshold"]
+    sent = [t for t in texts(script.agent_requests[-1].messages) if not t.startswith("system")]
+    assert "SUMMARY" in sent[0] and sent[-1] == "user:three"
