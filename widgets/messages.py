@@ -18,6 +18,8 @@ from textual.widgets._markdown import MarkdownStream
 from pi_app.ai.types import AssistantMessage, UserMessage, text_of
 from widgets.rendering import (
     PiMarkdown,
+    SelectableLines,
+    SelectableStatic,
     Stacked,
     ThemedMarkdown,
     ThemedText,
@@ -62,8 +64,9 @@ def _variables_of(widget: Static | Vertical) -> Callable[[], Mapping[str, str]]:
     return variables
 
 
-class UserMessageView(Static):
-    """A user prompt: markdown on ``userMessageBg``."""
+class UserMessageView(SelectableLines, Static):
+    """A user prompt: markdown on ``userMessageBg``; selectable with the mouse (selecting all of it
+    copies the prompt as typed)."""
 
     DEFAULT_CSS = """
     UserMessageView {
@@ -91,6 +94,9 @@ class UserMessageView(Static):
 
     def _render_text(self) -> None:
         self.update(self._markdown, layout=False)
+
+    def selection_source(self) -> str | None:
+        return self.text.strip()
 
 
 class AssistantMessageView(Vertical):
@@ -169,7 +175,7 @@ class AssistantMessageView(Vertical):
         head, rest = self._live_text[:cut], self._live_text[cut:]
         await self._stop_stream(discard=True)
         thinking = kind == "thinking"
-        segment = Static(
+        segment = SelectableStatic(
             ThemedMarkdown(
                 head.strip(),
                 _variables_of(self),
@@ -177,6 +183,7 @@ class AssistantMessageView(Vertical):
                 italic=thinking,
             ),
             classes="-segment",
+            source=head.strip(),
         )
         old = self._live
         live = PiMarkdown(rest, classes="-thinking" if thinking else "")
@@ -237,7 +244,7 @@ class AssistantMessageView(Vertical):
                 return
         await self.remove_children()
         self._live = None
-        self._frozen = Static(renderable, classes="-frozen")
+        self._frozen = SelectableStatic(renderable, classes="-frozen", source=self.frozen_markup)
         await self.mount(self._frozen)
 
     def _long_message_width(self) -> int:
@@ -284,7 +291,9 @@ class AssistantMessageView(Vertical):
 
     def compose(self):  # type: ignore[override]
         if self.finalized and self._frozen is None:
-            self._frozen = Static(self._frozen_renderable(), classes="-frozen")
+            self._frozen = SelectableStatic(
+                self._frozen_renderable(), classes="-frozen", source=self.frozen_markup
+            )
             yield self._frozen
 
     def notice_text(self) -> str | None:
@@ -299,7 +308,7 @@ class AssistantMessageView(Vertical):
         return None
 
     def frozen_markup(self) -> str:
-        """The plain text the frozen Static shows (for tests and copy)."""
+        """The Markdown the frozen Static shows: what selecting all of it copies."""
         parts: list[str] = []
         for kind, text in self.blocks:
             if not text.strip():

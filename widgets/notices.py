@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.reactive import var
 from textual.widgets import Static
 
-from widgets.rendering import ThemedMarkdown, on_theme_change
+from widgets.rendering import SelectableLines, ThemedMarkdown, on_theme_change
 from widgets.tool_format import EXPAND_KEY
 
 
@@ -43,8 +43,9 @@ class InfoNotice(Notice):
     KIND = "info"
 
 
-class _Summary(Static):
-    """``[label]`` then a one-line summary; expanded shows the markdown body."""
+class _Summary(SelectableLines, Static):
+    """``[label]`` then a one-line summary; expanded shows the markdown body. Selectable with the
+    mouse; selecting all of it copies :attr:`plain`."""
 
     DEFAULT_CSS = """
     _Summary {
@@ -92,6 +93,9 @@ class _Summary(Static):
                 self.collapsed_line() + " (", (EXPAND_KEY, variables.get("pi-dim", "")), " to expand)"
             )
         self.update(Group(label, Text(""), body))
+
+    def selection_source(self) -> str | None:
+        return self.plain
 
     @property
     def plain(self) -> str:

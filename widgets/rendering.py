@@ -16,10 +16,12 @@ from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme as RichTheme
 from textual.content import Content
+from textual.selection import Selection
+from textual.strip import Strip
 from textual.theme import Theme
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownBlock, MarkdownFence
 
 from themes.syntax import PiHighlightTheme, rich_color, variables_syntax_theme
@@ -204,6 +206,89 @@ class Stacked(CachedRender):
                 items.append(Text(""))
             items.append(part)
         return Group(*items)
+
+
+def highlight_span(strip: Strip, start: int, end: int, style: Style) -> Strip:
+    """``strip`` with ``style`` layered over characters ``start``..``end`` (character indexes, as the
+    selection offsets count them; -1 = to the end of the line)."""
+    out: list[Segment] = []
+    pos = 0
+    for seg in strip:
+        text, seg_style, control = seg
+        n = len(text)
+        lo = max(start, pos)
+        hi = pos + n if end < 0 else min(end, pos + n)
+        if control or hi <= lo:
+            out.append(seg)
+        else:
+            a, b = lo - pos, hi - pos
+            if a:
+                out.append(Segment(text[:a], seg_style))
+            out.append(Segment(text[a:b], seg_style + style if seg_style else style))
+            if b < n:
+                out.append(Segment(text[b:], seg_style))
+        pos += n
+    return Strip(out, strip.cell_length)
+
+
+class SelectableLines:
+    """Mouse selection for a ``Static`` showing a Rich renderable (pre-rendered Markdown etc.).
+
+    Textual selects text only in lines whose segments carry ``offset`` meta, and copies what
+    ``get_selection`` returns; it does both for ``Content`` but not for Rich renderables. Here every
+    drawn line gets offsets (column = character index in the drawn line, row = drawn line), the
+    selected part is highlighted with the ``screen--selection`` style, and ``get_selection`` cuts the
+    same drawn lines, so a drag copies exactly the characters under it (trailing padding trimmed).
+    A selection of the whole widget (select-all, or a drag passing over it) copies
+    :meth:`selection_source` instead when it gives one: a message's Markdown source pastes better than
+    its wrapped, padded rendering. Lines stay cached: offsets are memoised per strip by Textual, and
+    only lines inside a selection are re-styled."""
+
+    def selection_source(self) -> str | None:
+        """Text to copy when the whole widget is selected (None: the drawn text)."""
+        return None
+
+    def _rich_content(self) -> bool:
+        return not isinstance(self._render(), Content)  # type: ignore[attr-defined]
+
+    def render_line(self, y: int) -> Strip:
+        strip: Strip = super().render_line(y)  # type: ignore[misc]
+        if not self._rich_content():
+            return strip  # Content already carries offsets and draws its selection
+        selection: Selection | None = self.text_selection  # type: ignore[attr-defined]
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            style = self.screen.get_component_rich_style("screen--selection")  # type: ignore[attr-defined]
+            strip = highlight_span(strip, span[0], span[1], style)
+        return strip.apply_offsets(0, y)
+
+    def drawn_lines(self) -> list[str]:
+        """The plain text of each drawn content line, as laid out now (same width, same wrapping)."""
+        if self._dirty_regions:  # type: ignore[attr-defined]
+            self._render_content()  # type: ignore[attr-defined]
+        return [strip.text for strip in self._render_cache.lines]  # type: ignore[attr-defined]
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        if not self._rich_content():
+            return super().get_selection(selection)  # type: ignore[misc]
+        if selection.start is None and selection.end is None:
+            source = self.selection_source()
+            if source is not None:
+                return source, "\n"
+        lines = [line.rstrip() for line in self.drawn_lines()]
+        return selection.extract("\n".join(lines)), "\n"
+
+
+class SelectableStatic(SelectableLines, Static):
+    """A ``Static`` whose Rich content can be selected with the mouse; ``source`` gives the text a
+    whole-widget selection copies (e.g. the Markdown it renders)."""
+
+    def __init__(self, *args: Any, source: Callable[[], str] | str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._source = source
+
+    def selection_source(self) -> str | None:
+        source = self._source
+        return source() if callable(source) else source
 
 
 class PiMarkdownFence(MarkdownFence):
