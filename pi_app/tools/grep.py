@@ -9,17 +9,18 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
-
-import pathspec
+from typing import TYPE_CHECKING, Any
 
 from pi_app.agent.tool import AgentTool, AgentToolResult, ToolError
 from pi_app.ai.abort import AbortError, AbortSignal
 from pi_app.tools.common import check_abort, opt_bool, opt_int, opt_str, req_str
 from pi_app.tools.options import ToolOptions
 from pi_app.tools.paths import resolve_to_cwd
-from pi_app.tools.search import in_git_repo, locate_rg, walk_files
+from pi_app.tools.search import gitignore_spec, in_git_repo, locate_rg, walk_files
 from pi_app.tools.truncate import format_size, truncate_head, truncate_line
+
+if TYPE_CHECKING:
+    import pathspec
 
 DEFAULT_LIMIT = 100
 _BINARY_SNIFF = 8192
@@ -113,7 +114,7 @@ class GrepTool(AgentTool):
         if literal:
             args.append("--fixed-strings")
         # The glob is applied here, not with rg --glob: rg lets a --glob override .gitignore.
-        glob_spec = pathspec.GitIgnoreSpec.from_lines([glob]) if glob else None
+        glob_spec = gitignore_spec([glob]) if glob else None
         args += ["--", pattern, path]
         proc = await asyncio.create_subprocess_exec(
             rg,
@@ -172,7 +173,7 @@ class GrepTool(AgentTool):
             rx = re.compile(re.escape(pattern) if literal else pattern, flags)
         except re.error as exc:
             raise ToolError(f"regex parse error:\n    {pattern}\nerror: {exc}") from None
-        glob_spec = pathspec.GitIgnoreSpec.from_lines([glob]) if glob else None
+        glob_spec = gitignore_spec([glob]) if glob else None
         stop = (lambda: signal.aborted) if signal is not None else (lambda: False)
 
         def run() -> tuple[list[Match], bool]:

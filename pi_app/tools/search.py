@@ -9,8 +9,10 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # imported where a walk needs it: ~9 ms that a run without find/grep never pays
+    import pathspec
 
 IGNORE_FILES = (".gitignore", ".ignore")
 
@@ -99,6 +101,12 @@ def _load_ignores(directory: str) -> pathspec.PathSpec | None:
             continue
     if not lines:
         return None
+    return gitignore_spec(lines)
+
+
+def gitignore_spec(lines: list[str]) -> pathspec.PathSpec:
+    import pathspec
+
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
