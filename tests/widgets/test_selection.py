@@ -201,3 +201,26 @@ def test_highlight_span_layers_style_over_characters() -> None:
     assert marked == "bcd"
     assert [s.style.bold for s in out if s.text == "b"] == [True]  # the original style is kept under it
     assert "".join(s.text for s in highlight_span(strip, 4, -1, sel) if s.style and s.style.bgcolor) == "éf"
+
+
+async def test_frozen_segments_of_a_streaming_answer_are_selectable() -> None:
+    log = ChatLog()
+    app = PiTestApp([log])
+    async with app.run_test(size=(80, 40)) as pilot:
+        view = AssistantMessageView()
+        await log.add(view)
+        for i in range(40):
+            await view.append_text(f"Paragraph {i} says something fairly long to fill the segment up.\n\n")
+        await pilot.pause()
+        segment = view.query_one(".-segment")
+        assert isinstance(segment, SelectableLines)
+        log.scroll_to_widget(segment, animate=False, top=True)
+        await pilot.pause()
+        col, row = _find(_plain_lines(segment), "Paragraph 1 says")
+        await _drag(pilot, segment, (col + 10, row), (col + 15, row))
+        assert app.screen.get_selected_text() == "1 says"
+        segment.text_select_all()
+        await pilot.pause()
+        selected = app.screen.get_selected_text()
+        assert selected is not None and selected.startswith("Paragraph 0 says")
+        assert "\n\nParagraph 1 says" in selected  # the Markdown source, not the drawn lines
