@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Markdown
 
 from pi_app.ai.providers.faux import FAUX, FauxResponse, FauxStep
 from pi_app.ai.types import AssistantMessage, TextContent, UserMessage
@@ -20,6 +20,7 @@ from tests.widgets.harness import PiTestApp
 from widgets import rendering
 from widgets.chat_log import ChatLog
 from widgets.messages import SEGMENT_CHARS, AssistantMessageView, UserMessageView, markdown_split_point
+from widgets.rendering import SelectableStatic
 
 
 def _session_file(cwd: Path, entries: int) -> str:
@@ -62,7 +63,7 @@ async def test_resuming_5000_entries_mounts_a_bounded_tail_rendered_once(
         for item in items:
             if isinstance(item, AssistantMessageView):
                 # a finished message: one frozen Static, no live Markdown, no nesting
-                assert [type(c) for c in item.children] == [Static]
+                assert [type(c) for c in item.children] == [SelectableStatic]
                 assert not item.query(Markdown)
             elif isinstance(item, UserMessageView):
                 assert not item.children
@@ -114,7 +115,7 @@ async def test_a_burst_answer_never_builds_live_markdown(project: Path, faux, mo
         views = list(app.query(AssistantMessageView))
         assert len(views) == 1 and views[0].finalized
         assert started == []  # the whole answer came with its message_end: straight to the frozen form
-        assert [type(c) for c in views[0].children] == [Static]
+        assert [type(c) for c in views[0].children] == [SelectableStatic]
         assert views[0].text == text
 
 
@@ -136,7 +137,7 @@ async def test_a_long_streamed_block_keeps_the_live_markdown_small() -> None:
         assert len(view.query("Static.-segment")) > 5
         await view.finalize()
         await pilot.pause()
-        assert [type(c) for c in view.children] == [Static]
+        assert [type(c) for c in view.children] == [SelectableStatic]
         assert view.text == "".join(chunks)
 
 
@@ -240,5 +241,5 @@ async def test_finalizing_right_after_a_split_does_not_cancel_the_caller() -> No
         assert view.query("Static.-segment")
         await view.finalize()  # must not raise CancelledError
         await pilot.pause()
-        assert [type(c) for c in view.children] == [Static]
+        assert [type(c) for c in view.children] == [SelectableStatic]
         assert view.text == "start\n\n" + text
