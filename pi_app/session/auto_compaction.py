@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, Any
 from pi_app.agent import AgentContext, NextTurn, TurnContext
 from pi_app.ai.abort import AbortController, AbortSignal
 from pi_app.ai.overflow import is_context_overflow
-from pi_app.session.compaction.cut_point import prepare_compaction
 from pi_app.session.compaction.estimate import context_tokens_from_usage, estimate_tokens, should_compact
-from pi_app.session.compaction.summarize import CompactionResult, SummarizationAborted, compact
 from pi_app.session.session_events import CompactionEndEvent, CompactionReason, CompactionStartEvent
 from pi_app.session.stats import context_tokens, stale_before
 
 if TYPE_CHECKING:
     from pi_app.session.agent_session import AgentSession
+    from pi_app.session.compaction.summarize import CompactionResult
 
 OVERFLOW_RETRY_FAILED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "
@@ -34,6 +33,11 @@ class CompactionError(RuntimeError):
 
 class _Skip(Exception):
     """Nothing to do (auto paths end quietly, manual compaction reports the text)."""
+
+
+def _compacted(result: CompactionResult | str | None) -> bool:
+    # A CompactionResult (the summariser is imported only once a compaction runs).
+    return result is not None and not isinstance(result, str)
 
 
 class CompactionMixin:
@@ -64,8 +68,8 @@ class CompactionMixin:
         """
         await self.abort()
         result = await self._run_compaction("manual", custom_instructions=custom_instructions)
-        if isinstance(result, CompactionResult):
-            return result
+        if _compacted(result):
+            return result  # type: ignore[return-value]
         raise CompactionError(result or "Compaction failed")
 
     # ------------------------------------------------------------------ the one compaction routine
@@ -99,6 +103,9 @@ class CompactionMixin:
         Returns the result, or the error text (None when aborted or, on auto paths, nothing to do).
         Always emits compaction_start/compaction_end.
         """
+        from pi_app.session.compaction.cut_point import prepare_compaction
+        from pi_app.session.compaction.summarize import SummarizationAborted, compact
+
         await self._emit(CompactionStartEvent(reason))
         controller = AbortController()
         self._compaction_controller = controller
@@ -185,7 +192,7 @@ class CompactionMixin:
         if not should_compact(tokens, model.contextWindow or 0, cfg.reserveTokens):
             return None
         result = await self._run_compaction("threshold", parent_signal=self.agent.signal)
-        if not isinstance(result, CompactionResult):
+        if not _compacted(result):
             return None  # the run goes on with the full context (overflow recovery may still save it)
         ctx = turn.context
         return NextTurn(context=AgentContext(ctx.system_prompt, list(self.agent.state.messages), ctx.tools))
@@ -214,7 +221,7 @@ class CompactionMixin:
             self._overflow_recovery_attempted = True
             self._drop_trailing_error()
             result = await self._run_compaction("overflow", will_retry=not pre_prompt)
-            return isinstance(result, CompactionResult) and not pre_prompt
+            return _compacted(result) and not pre_prompt
         if message.stopReason == "error":
             tokens = context_tokens(list(self.agent.state.messages), is_stale)
             if tokens is None:
@@ -224,7 +231,7 @@ class CompactionMixin:
         if not should_compact(tokens, window, cfg.reserveTokens):
             return False
         result = await self._run_compaction("threshold")
-        return isinstance(result, CompactionResult) and self.agent.has_queued_messages()
+        return _compacted(result) and self.agent.has_queued_messages()
 
     def _drop_trailing_error(self: AgentSession) -> None:
         """Take a failed assistant message out of the agent's context (the session file keeps it)."""

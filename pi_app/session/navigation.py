@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_app.ai.abort import AbortController
-from pi_app.session.compaction.summarize import generate_branch_summary
 from pi_app.session.store import path_to_root
 
 if TYPE_CHECKING:
@@ -91,6 +90,8 @@ class NavigationMixin:
             api_key = await self.model_registry.get_api_key(model)
             if not api_key:
                 return NavigateResult(error=f"No API key for {model.provider}")
+            from pi_app.session.compaction.summarize import generate_branch_summary
+
             controller = AbortController()
             self._branch_summary_controller = controller
             try:
