@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     if interactive and not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _error('interactive mode needs a terminal; use -p "prompt", --mode json or --mode rpc')
 
+    if argv is not None:  # called as a function (tests, embedding): leave the caller's collector alone
+        return _run_session(args, interactive)
     from pi_app.modes import startup_gc
 
     startup_gc.pause()
