@@ -491,12 +491,12 @@ class AgentSession(CompactionMixin, NavigationMixin, UserBashMixin):
         """Set (clamped to the model); recorded in the session and as the default when it changes."""
         self._apply_thinking_level(level, persist=True)
 
-    def _apply_thinking_level(self, level: str, persist: bool, force: bool = False) -> None:
+    def _apply_thinking_level(self, level: str, persist: bool) -> None:
         model = self.model
         effective = clamp_thinking_level(model, level) if model is not None else "off"
         changing = effective != self.agent.state.thinking_level
         self.agent.set_thinking_level(effective)
-        if persist and (changing or force):
+        if persist and changing:
             self.session_manager.append_thinking_level_change(effective)
             if changing and ((model is not None and model.reasoning) or effective != "off"):
                 self.settings.set_default_thinking_level(effective)

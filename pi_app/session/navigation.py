@@ -211,9 +211,13 @@ class NavigationMixin:
                 await self._emit_model_select(match, previous, "restore")
         has_level = any(e.get("type") == "thinking_level_change" for e in sm.get_branch())
         if has_level:
-            self._apply_thinking_level(ctx.thinking_level, persist=False)
+            # As pi: restored through the setter, so a level that differs from the current one is appended
+            # to the resumed session and saved as the default; the same level writes nothing.
+            self._apply_thinking_level(ctx.thinking_level, persist=True)
         else:
-            self._apply_thinking_level(self.settings.default_thinking_level, persist=True, force=True)
+            # pi appends the (clamped) default but leaves the setting itself alone.
+            self._apply_thinking_level(self.settings.default_thinking_level, persist=False)
+            self.session_manager.append_thinking_level_change(self.thinking_level)
 
     # ------------------------------------------------------------------ helpers
     def _start_new_session_entries(self: AgentSession) -> None:
