@@ -79,6 +79,8 @@ class PromptEditor(TextArea):
         self.completion = completion
         self.menu = menu
         self.pastes = PasteStore()
+        # Per instance so the user's keybindings.json can remap them (see set_action_keys).
+        self.key_actions: dict[str, str] = dict(self._KEY_ACTIONS)
         if test_mode:
             self.cursor_blink = False
         self.add_class("-thinking-off")
@@ -135,6 +137,12 @@ class PromptEditor(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def set_action_keys(self, action: str, keys: list[str]) -> None:
+        """Handle ``action`` (submit, follow_up, newline, complete) on exactly ``keys`` (Textual key names)."""
+        self.key_actions = {k: a for k, a in self.key_actions.items() if a != action}
+        for key in keys:
+            self.key_actions[key] = action
+
     # ------------------------------------------------------------------ history
     def action_cursor_up(self, select: bool = False) -> None:
         if self.menu is not None and self.menu.is_open:
@@ -170,11 +178,15 @@ class PromptEditor(TextArea):
         # Priority bindings run as soon as the app receives a key, ahead of characters still queued for
         # this editor; when "text⏎" arrives in one terminal read, Enter would submit before the text was
         # inserted. Handling these keys here keeps them in order with the typing.
-        action = self._KEY_ACTIONS.get(event.key)
+        action = self.key_actions.get(event.key)
         if action is not None:
             event.stop()
             event.prevent_default()
             getattr(self, f"action_{action}")()
+            return
+        if event.key in ("tab", "shift+tab"):  # unbound by the user: do nothing rather than move the focus
+            event.stop()
+            event.prevent_default()
             return
         await super()._on_key(event)
 

@@ -25,6 +25,7 @@ from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.history_view import tool_results_by_id, widgets_for
 from pi_app.tui.key_actions import KeyActionsMixin
+from pi_app.tui.keybindings import apply_bindings, load_keybindings
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.selection import MessageSelection
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, setup_themes
@@ -127,6 +128,15 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         self.menu = CompletionMenu(id="completion")
         self.editor = PromptEditor(menu=self.menu, test_mode=self.options.test_mode, id="editor")
         self.footer = PiFooter(id="footer")
+        self._apply_user_keybindings()
+
+    def _apply_user_keybindings(self) -> None:
+        """pi's ``<agent dir>/keybindings.json``: its keys replace the defaults; problems are shown at start."""
+        from pi_app.session.config.paths import agent_dir
+
+        overrides, warnings = load_keybindings(agent_dir() / "keybindings.json")
+        apply_bindings(self, overrides)
+        self.startup_warnings += warnings
 
     # ================================================================== setup
     def get_theme_variable_defaults(self) -> dict[str, str]:

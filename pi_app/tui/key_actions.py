@@ -28,6 +28,14 @@ class KeyActionsMixin:
             return False
         return True
 
+    def action_slash_command(self, name: str) -> None:
+        """A session action bound in keybindings.json (newSession, tree, fork, resume) runs its command."""
+        from pi_app.tui.commands import find_command, run_command
+
+        command = find_command(name)
+        if command is not None:
+            self.run_worker(run_command(self, command, ""), group="submit", exit_on_error=False)
+
     async def action_interrupt(self) -> None:
         session = self.session
         if self.selection.active:

@@ -1,0 +1,255 @@
+"""User key bindings from pi's ``keybindings.json`` (spec §7.2; pi's docs/keybindings.md).
+
+The file maps a pi action id to a key or a list of keys; both the snapshot ids (``cycleThinkingLevel``) and the
+newer namespaced ids (``app.thinking.cycle``) are accepted. Loading is pure: bad input becomes a warning that
+names the file and the entry, and the defaults stay. :func:`apply_bindings` then swaps the keys of the app's
+and the editor's bindings for the configured actions.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.binding import Binding, BindingsMap
+from textual.keys import _character_to_key
+
+# pi's snapshot id → its newer namespaced id (both spellings are valid in keybindings.json).
+NAMESPACED_IDS: dict[str, str] = {
+    "cursorUp": "tui.editor.cursorUp",
+    "cursorDown": "tui.editor.cursorDown",
+    "cursorLeft": "tui.editor.cursorLeft",
+    "cursorRight": "tui.editor.cursorRight",
+    "cursorWordLeft": "tui.editor.cursorWordLeft",
+    "cursorWordRight": "tui.editor.cursorWordRight",
+    "cursorLineStart": "tui.editor.cursorLineStart",
+    "cursorLineEnd": "tui.editor.cursorLineEnd",
+    "jumpForward": "tui.editor.jumpForward",
+    "jumpBackward": "tui.editor.jumpBackward",
+    "pageUp": "tui.editor.pageUp",
+    "pageDown": "tui.editor.pageDown",
+    "deleteCharBackward": "tui.editor.deleteCharBackward",
+    "deleteCharForward": "tui.editor.deleteCharForward",
+    "deleteWordBackward": "tui.editor.deleteWordBackward",
+    "deleteWordForward": "tui.editor.deleteWordForward",
+    "deleteToLineStart": "tui.editor.deleteToLineStart",
+    "deleteToLineEnd": "tui.editor.deleteToLineEnd",
+    "yank": "tui.editor.yank",
+    "yankPop": "tui.editor.yankPop",
+    "undo": "tui.editor.undo",
+    "newLine": "tui.input.newLine",
+    "submit": "tui.input.submit",
+    "tab": "tui.input.tab",
+    "copy": "tui.input.copy",
+    "selectUp": "tui.select.up",
+    "selectDown": "tui.select.down",
+    "selectPageUp": "tui.select.pageUp",
+    "selectPageDown": "tui.select.pageDown",
+    "selectConfirm": "tui.select.confirm",
+    "selectCancel": "tui.select.cancel",
+    "interrupt": "app.interrupt",
+    "clear": "app.clear",
+    "exit": "app.exit",
+    "suspend": "app.suspend",
+    "cycleThinkingLevel": "app.thinking.cycle",
+    "cycleModelForward": "app.model.cycleForward",
+    "cycleModelBackward": "app.model.cycleBackward",
+    "selectModel": "app.model.select",
+    "expandTools": "app.tools.expand",
+    "toggleThinking": "app.thinking.toggle",
+    "toggleSessionNamedFilter": "app.session.toggleNamedFilter",
+    "externalEditor": "app.editor.external",
+    "followUp": "app.message.followUp",
+    "dequeue": "app.message.dequeue",
+    "pasteImage": "app.clipboard.pasteImage",
+    "newSession": "app.session.new",
+    "tree": "app.session.tree",
+    "fork": "app.session.fork",
+    "resume": "app.session.resume",
+    "treeFoldOrUp": "app.tree.foldOrUp",
+    "treeUnfoldOrDown": "app.tree.unfoldOrDown",
+    "treeEditLabel": "app.tree.editLabel",
+    "treeToggleLabelTimestamp": "app.tree.toggleLabelTimestamp",
+    "toggleSessionPath": "app.session.togglePath",
+    "toggleSessionSort": "app.session.toggleSort",
+    "renameSession": "app.session.rename",
+    "deleteSession": "app.session.delete",
+    "deleteSessionNoninvasive": "app.session.deleteNoninvasive",
+}
+_SNAPSHOT_IDS = {v: k for k, v in NAMESPACED_IDS.items()}
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a pi action lives here: the app's or the editor's bindings, and the Textual action string."""
+
+    owner: str  # "app" | "editor"
+    action: str
+    description: str
+
+
+# The pi actions this app implements (keyed by snapshot id). Ids pi knows but that are not listed here are
+# accepted silently; their keys stay as they are.
+TARGETS: dict[str, tuple[Target, ...]] = {
+    "interrupt": (
+        Target("app", "interrupt", "Interrupt / restore queued messages"),
+        Target("editor", "close_completion", "Close"),
+    ),
+    "clear": (Target("app", "clear", "Clear editor (twice: exit)"),),
+    "exit": (Target("app", "exit_empty", "Exit (empty editor)"),),
+    "suspend": (Target("app", "suspend", "Suspend"),),
+    "externalEditor": (Target("app", "external_editor", "Edit the prompt in $VISUAL / $EDITOR"),),
+    "cycleThinkingLevel": (Target("app", "cycle_thinking", "Cycle thinking level"),),
+    "cycleModelForward": (Target("app", "cycle_model('forward')", "Next model"),),
+    "cycleModelBackward": (Target("app", "cycle_model('backward')", "Previous model"),),
+    "selectModel": (Target("app", "select_model", "Select model"),),
+    "expandTools": (Target("app", "toggle_tools", "Expand/collapse tool output"),),
+    "toggleThinking": (Target("app", "toggle_thinking", "Show/hide thinking blocks"),),
+    "dequeue": (Target("app", "dequeue", "Edit all queued messages"),),
+    "newSession": (Target("app", "slash_command('new')", "Start a new session"),),
+    "tree": (Target("app", "slash_command('tree')", "Open the session tree"),),
+    "fork": (Target("app", "slash_command('fork')", "Fork the session"),),
+    "resume": (Target("app", "slash_command('resume')", "Resume a session"),),
+    "submit": (Target("editor", "submit", "Submit"),),
+    "followUp": (Target("editor", "follow_up", "Queue follow-up"),),
+    "newLine": (Target("editor", "newline", "Newline"),),
+    "tab": (Target("editor", "complete", "Complete"),),
+}
+
+_MODIFIERS = ("alt", "ctrl", "shift")  # Textual writes modifiers in this (sorted) order
+_NAMED_KEYS = {
+    "escape": "escape",
+    "esc": "escape",
+    "enter": "enter",
+    "return": "enter",
+    "tab": "tab",
+    "space": "space",
+    "backspace": "backspace",
+    "delete": "delete",
+    "insert": "insert",
+    "clear": "clear",
+    "home": "home",
+    "end": "end",
+    "pageup": "pageup",
+    "pagedown": "pagedown",
+    "up": "up",
+    "down": "down",
+    "left": "left",
+    "right": "right",
+    **{f"f{n}": f"f{n}" for n in range(1, 13)},
+}
+_SYMBOLS = set("`-=[]\\;',./!@#$%^&*()_+|~{}:<>?")
+
+
+def translate_key(key: str) -> str:
+    """pi's ``modifier+key`` syntax → the Textual key name (``ctrl+shift+p``, ``alt+enter``, ``ctrl+minus``).
+
+    Raises ValueError for a string pi's key format does not allow.
+    """
+    text = key.strip()
+    if not text:
+        raise ValueError("empty key")
+    if text.endswith("+"):  # the plus key itself: "+" or "ctrl++"
+        head = text[:-1]
+        if head and not head.endswith("+"):
+            raise ValueError(f"missing key after {head!r} in {key!r}")
+        parts, base = (head[:-1].split("+") if head else []), "+"
+    else:
+        *parts, base = text.split("+")
+    modifiers: set[str] = set()
+    for part in parts:
+        name = part.lower()
+        if name not in _MODIFIERS or name in modifiers:
+            raise ValueError(f"unknown or repeated modifier {part!r} in {key!r}")
+        modifiers.add(name)
+    lowered = base.lower()
+    if lowered in _NAMED_KEYS:
+        name = _NAMED_KEYS[lowered]
+    elif len(base) == 1 and (base.isascii() and base.isalnum()):
+        name = lowered
+    elif len(base) == 1 and base in _SYMBOLS:
+        name = _character_to_key(base)
+    else:
+        raise ValueError(f"unknown key {base!r} in {key!r}")
+    return "+".join([m for m in _MODIFIERS if m in modifiers] + [name])
+
+
+def canonical_id(action_id: str) -> str | None:
+    """The snapshot id for either spelling, or None when pi has no such action."""
+    if action_id in NAMESPACED_IDS:
+        return action_id
+    return _SNAPSHOT_IDS.get(action_id)
+
+
+def parse_keybindings(data: Any, source: str) -> tuple[dict[str, list[str]], list[str]]:
+    """A parsed keybindings.json object → (snapshot id → Textual keys, warnings). Bad entries are skipped."""
+    if not isinstance(data, dict):
+        return {}, [f"Ignoring {source}: expected a JSON object mapping actions to keys"]
+    result: dict[str, list[str]] = {}
+    warnings: list[str] = []
+    for action_id, value in data.items():
+        canonical = canonical_id(action_id)
+        if canonical is None:
+            warnings.append(f"{source}: unknown action {action_id!r} ignored")
+            continue
+        raw = [value] if isinstance(value, str) else value
+        if not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
+            warnings.append(f"{source}: {action_id!r} must be a key or a list of keys; default kept")
+            continue
+        try:
+            keys = [translate_key(k) for k in raw]
+        except ValueError as exc:
+            warnings.append(f"{source}: {action_id!r}: {exc}; default kept")
+            continue
+        # The namespaced spelling wins when a file has both (it is the newer one).
+        if canonical in result and action_id == canonical:
+            continue
+        result[canonical] = list(dict.fromkeys(keys))
+    return result, warnings
+
+
+def load_keybindings(path: Path) -> tuple[dict[str, list[str]], list[str]]:
+    """Read ``keybindings.json``; a missing file is no bindings, an unreadable one a warning."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, []
+    except OSError as exc:
+        return {}, [f"Could not read {path}: {exc.strerror or exc}"]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return {}, [f"Ignoring {path}: invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"]
+    return parse_keybindings(data, str(path))
+
+
+def rebind(bindings: BindingsMap, target: Target, keys: list[str], *, priority: bool) -> None:
+    """Give ``target.action`` exactly ``keys`` in ``bindings`` (no keys: unbound), keeping its description."""
+    template: Binding | None = None
+    for key, key_bindings in list(bindings.key_to_bindings.items()):
+        kept = [b for b in key_bindings if b.action != target.action]
+        if len(kept) != len(key_bindings):
+            template = template or next(b for b in key_bindings if b.action == target.action)
+            if kept:
+                bindings.key_to_bindings[key] = kept
+            else:
+                del bindings.key_to_bindings[key]
+    if template is None:
+        template = Binding("", target.action, target.description, show=False, priority=priority)
+    for key in keys:
+        bindings.key_to_bindings.setdefault(key, []).append(template.with_key(key))
+
+
+def apply_bindings(app: Any, overrides: dict[str, list[str]]) -> None:
+    """Swap the keys of the app's and the editor's bindings for every configured action this app has."""
+    editor = app.editor
+    for action_id, keys in overrides.items():
+        for target in TARGETS.get(action_id, ()):
+            if target.owner == "app":
+                rebind(app._bindings, target, keys, priority=True)
+            else:
+                rebind(editor._bindings, target, keys, priority=target.action == "close_completion")
+                if target.action != "close_completion":
+                    editor.set_action_keys(target.action, keys)
