@@ -103,6 +103,7 @@ class AgentSession(CompactionMixin, NavigationMixin, UserBashMixin):
         self._idle = asyncio.Event()
         self._idle.set()
         self._abort_requested = False
+        self._pre_prompt_compaction = False
         self._retry_attempt = 0
         self._retry_controller: AbortController | None = None
         self._bash_controller: AbortController | None = None
@@ -288,9 +289,13 @@ class AgentSession(CompactionMixin, NavigationMixin, UserBashMixin):
             self._flush_pending_bash()
             last = self._last_assistant()
             if last is not None:
-                await self._check_compaction(last, pre_prompt=True)
+                self._pre_prompt_compaction = True
+                try:
+                    await self._check_compaction(last, pre_prompt=True)
+                finally:
+                    self._pre_prompt_compaction = False
             if self._abort_requested:
-                return
+                return  # stopped by navigation (new/switch/fork) before the prompt went out
             message = UserMessage(content=[TextContent(text=expanded), *(images or [])])
             self.agent.set_system_prompt(self._base_system_prompt)
             await self.agent.prompt([message])
@@ -413,7 +418,18 @@ class AgentSession(CompactionMixin, NavigationMixin, UserBashMixin):
 
     # ------------------------------------------------------------------ control
     async def abort(self) -> None:
-        """Stop whatever runs: retry wait, compaction, the agent's request or tools; returns when idle."""
+        """Stop whatever runs: retry wait, compaction, the agent's request or tools; returns when idle.
+
+        As in pi, an abort while a prompt's pre-prompt compaction runs cancels only that compaction: the
+        prompt is then sent on the uncompacted context (it is not dropped), so this returns at once.
+        """
+        if self._pre_prompt_compaction:
+            self.abort_compaction()
+            return
+        await self._stop()
+
+    async def _stop(self) -> None:
+        """Stop everything, a prompt that has not been sent yet included; returns when idle (navigation)."""
         if self._running:
             self._abort_requested = True
         self.abort_retry()

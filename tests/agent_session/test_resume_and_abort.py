@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from pi_app.ai.providers.faux import faux_text
+import asyncio
 
-from .helpers import Script, entries, make_session
+from pi_app.ai.providers.faux import FauxResponse, FauxStep, faux_text
+
+from .helpers import Recorder, Script, entries, make_session, texts
 
 
 def levels(path: str) -> list[str]:
@@ -77,3 +79,57 @@ async def test_resume_without_a_level_entry_writes_it_but_keeps_the_default_sett
     assert s.thinking_level == "high"
     assert levels(path) == ["high"]
     assert s.settings.default_thinking_level == "xhigh"
+
+
+async def _prompt_during_pre_prompt_compaction(tmp_path, faux):
+    """A session whose next prompt first compacts (slowly); returns it, the script, a recorder, the task."""
+    s = await make_session(
+        tmp_path,
+        settings={"compaction": {"enabled": False, "reserveTokens": 500, "keepRecentTokens": 3}},
+        context_window=2000,
+    )
+    script = Script(faux, faux_text("z"), faux_text("a", usage={"input": 1600, "output": 10}), faux_text("b"))
+    script.summary = FauxResponse(steps=[FauxStep("text", text="S" * 400)], delay_s=0.05, chunk_size=1)
+    await s.prompt("zero")
+    await s.prompt("one")
+    s.set_auto_compaction_enabled(True)
+    rec = Recorder()
+    s.subscribe(rec)
+    task = asyncio.create_task(s.prompt("two"))
+    for _ in range(300):
+        if s.is_compacting:
+            break
+        await asyncio.sleep(0.01)
+    assert s.is_compacting and len(script.agent_requests) == 2
+    return s, script, rec, task
+
+
+async def test_abort_during_pre_prompt_compaction_still_sends_the_prompt(tmp_path, faux):
+    # pi: cancelling the compaction that runs before a prompt (Esc) ends it with aborted: true and the
+    # prompt is sent on the uncompacted context; pi's abort() never drops the prompt either.
+    s, script, rec, task = await _prompt_during_pre_prompt_compaction(tmp_path, faux)
+    await asyncio.wait_for(s.abort(), 5)
+    await asyncio.wait_for(task, 5)
+    assert [e.aborted for e in rec.of("compaction_end")] == [True]
+    assert "compaction" not in [e["type"] for e in entries(s.session_file)]
+    assert len(script.agent_requests) == 3
+    sent = [t for t in texts(script.agent_requests[-1].messages) if not t.startswith("system")]
+    assert sent == ["user:zero", "assistant:z", "user:one", "assistant:a", "user:two"]
+    assert texts(s.messages)[-1] == "assistant:b" and not s.is_streaming
+
+
+async def test_abort_compaction_before_a_prompt_sends_the_prompt(tmp_path, faux):
+    s, script, rec, task = await _prompt_during_pre_prompt_compaction(tmp_path, faux)
+    s.abort_compaction()
+    await asyncio.wait_for(task, 5)
+    assert [e.aborted for e in rec.of("compaction_end")] == [True]
+    assert texts(script.agent_requests[-1].messages)[-1] == "user:two"
+
+
+async def test_new_session_during_pre_prompt_compaction_drops_the_unsent_prompt(tmp_path, faux):
+    # Navigation stops everything: the prompt must not go out into the session switched to.
+    s, script, rec, task = await _prompt_during_pre_prompt_compaction(tmp_path, faux)
+    await asyncio.wait_for(s.new_session(), 5)
+    await asyncio.wait_for(task, 5)
+    assert len(script.agent_requests) == 2
+    assert [m for m in s.messages if m.role != "system"] == []
