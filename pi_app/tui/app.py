@@ -134,9 +134,9 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         """pi's ``<agent dir>/keybindings.json``: its keys replace the defaults; problems are shown at start."""
         from pi_app.session.config.paths import agent_dir
 
-        overrides, warnings = load_keybindings(agent_dir() / "keybindings.json")
-        apply_bindings(self, overrides)
-        self.startup_warnings += warnings
+        path = agent_dir() / "keybindings.json"
+        overrides, warnings = load_keybindings(path)
+        self.startup_warnings += warnings + apply_bindings(self, overrides, str(path))
 
     # ================================================================== setup
     def get_theme_variable_defaults(self) -> dict[str, str]:

@@ -116,7 +116,27 @@ TARGETS: dict[str, tuple[Target, ...]] = {
     "followUp": (Target("editor", "follow_up", "Queue follow-up"),),
     "newLine": (Target("editor", "newline", "Newline"),),
     "tab": (Target("editor", "complete", "Complete"),),
+    # Text editing keys are the TextArea's own bindings.
+    "cursorUp": (Target("editor", "cursor_up", ""),),
+    "cursorDown": (Target("editor", "cursor_down", ""),),
+    "cursorLeft": (Target("editor", "cursor_left", ""),),
+    "cursorRight": (Target("editor", "cursor_right", ""),),
+    "cursorWordLeft": (Target("editor", "cursor_word_left", ""),),
+    "cursorWordRight": (Target("editor", "cursor_word_right", ""),),
+    "cursorLineStart": (Target("editor", "cursor_line_start", ""),),
+    "cursorLineEnd": (Target("editor", "cursor_line_end", ""),),
+    "pageUp": (Target("editor", "cursor_page_up", ""),),
+    "pageDown": (Target("editor", "cursor_page_down", ""),),
+    "deleteCharBackward": (Target("editor", "delete_left", ""),),
+    "deleteCharForward": (Target("editor", "delete_right", ""),),
+    "deleteWordBackward": (Target("editor", "delete_word_left", ""),),
+    "deleteWordForward": (Target("editor", "delete_word_right", ""),),
+    "deleteToLineStart": (Target("editor", "delete_to_start_of_line", ""),),
+    "deleteToLineEnd": (Target("editor", "delete_to_end_of_line_or_delete_line", ""),),
+    "undo": (Target("editor", "undo", ""),),
 }
+# Editor actions dispatched from PromptEditor._on_key (ahead of typed text) rather than through bindings.
+_EDITOR_DISPATCHED = frozenset({"submit", "follow_up", "newline", "complete"})
 
 _MODIFIERS = ("alt", "ctrl", "shift")  # Textual writes modifiers in this (sorted) order
 _NAMED_KEYS = {
@@ -242,8 +262,11 @@ def rebind(bindings: BindingsMap, target: Target, keys: list[str], *, priority: 
         bindings.key_to_bindings.setdefault(key, []).append(template.with_key(key))
 
 
-def apply_bindings(app: Any, overrides: dict[str, list[str]]) -> None:
-    """Swap the keys of the app's and the editor's bindings for every configured action this app has."""
+def apply_bindings(app: Any, overrides: dict[str, list[str]], source: str = "keybindings.json") -> list[str]:
+    """Swap the keys of the app's and the editor's bindings for every configured action this app has.
+
+    Returns a warning for each configured key that another app key already holds (one of the two would
+    never fire)."""
     editor = app.editor
     for action_id, keys in overrides.items():
         for target in TARGETS.get(action_id, ()):
@@ -251,5 +274,27 @@ def apply_bindings(app: Any, overrides: dict[str, list[str]]) -> None:
                 rebind(app._bindings, target, keys, priority=True)
             else:
                 rebind(editor._bindings, target, keys, priority=target.action == "close_completion")
-                if target.action != "close_completion":
+                if target.action in _EDITOR_DISPATCHED:
                     editor.set_action_keys(target.action, keys)
+    return _conflicts(app, overrides, source)
+
+
+def _conflicts(app: Any, overrides: dict[str, list[str]], source: str) -> list[str]:
+    skip = getattr(app, "SELECTION_ACTIONS", frozenset())  # only active while selecting messages
+    warnings: list[str] = []
+    reported: set[str] = set()
+    for action_id, keys in overrides.items():
+        own = {t.action for t in TARGETS.get(action_id, ())}
+        if not own:
+            continue
+        for key in keys:
+            others = [
+                b
+                for b in app._bindings.key_to_bindings.get(key, [])
+                if b.priority and b.action not in own and b.action.split("(")[0] not in skip
+            ]
+            if others and key not in reported:
+                reported.add(key)
+                names = ", ".join(sorted({b.description or b.action for b in others}))
+                warnings.append(f"{source}: {key!r} of {action_id!r} is also bound to {names}")
+    return warnings

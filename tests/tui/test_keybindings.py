@@ -157,3 +157,23 @@ async def test_unbinding_and_binding_a_session_action(project: Path, faux) -> No
         await app.wait_until_idle()
         await pilot.pause()
         assert type(app.screen).__name__ == "TreeBrowserScreen"
+
+
+async def test_text_editing_keys_and_conflicts(project: Path, faux) -> None:
+    write(
+        agent_dir() / "keybindings.json",
+        {"deleteWordBackward": "ctrl+b", "tui.input.submit": "ctrl+t", "newLine": ["ctrl+n"]},
+    )
+    session = await make_session(project)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        conflicts = [w.text for w in app.chat.items if isinstance(w, Notice) and "also bound" in w.text]
+        # submit on ctrl+t would never fire: the app's thinking toggle holds that key
+        assert len(conflicts) == 1 and "'ctrl+t'" in conflicts[0] and "Show/hide thinking" in conflicts[0]
+
+        await pilot.press(*"foo bar")
+        await pilot.press("ctrl+w")  # the old key no longer deletes a word
+        assert app.editor.text == "foo bar"
+        await pilot.press("ctrl+b")
+        assert app.editor.text == "foo "
