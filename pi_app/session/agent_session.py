@@ -426,9 +426,9 @@ class AgentSession(CompactionMixin, NavigationMixin, UserBashMixin):
         if self._pre_prompt_compaction:
             self.abort_compaction()
             return
-        await self._stop()
+        await self.stop_all()
 
-    async def _stop(self) -> None:
+    async def stop_all(self) -> None:
         """Stop everything, a prompt that has not been sent yet included; returns when idle (navigation)."""
         if self._running:
             self._abort_requested = True

@@ -66,7 +66,7 @@ class CompactionMixin:
         Raises CompactionError with the reason (``Nothing to compact (session too small)``,
         ``Summarization failed: …``, ``Compaction cancelled``).
         """
-        await self.abort()
+        await self.stop_all()  # a prompt waiting on a pre-prompt compaction must not run alongside
         result = await self._run_compaction("manual", custom_instructions=custom_instructions)
         if _compacted(result):
             return result  # type: ignore[return-value]

@@ -79,7 +79,7 @@ class NavigationMixin:
             return NavigateResult(error=f"Entry {target_id} not found")
         if summarize and self.model is None:
             return NavigateResult(error="No model available for summarization")
-        await self._stop()
+        await self.stop_all()
 
         summary_text: str | None = None
         details: dict[str, Any] | None = None
@@ -160,7 +160,7 @@ class NavigationMixin:
         if entry is None or user is None:
             raise ValueError("Invalid entry ID for forking")
         text = content_text(user.get("content"))
-        await self._stop()
+        await self.stop_all()
         previous = sm.session_file
         parent = entry.get("parentId")
         if parent is None:
@@ -174,7 +174,7 @@ class NavigationMixin:
     async def clone(self: AgentSession) -> str | None:
         """Duplicate the active path into a new session file and continue there; returns the new path."""
         sm = self.session_manager
-        await self._stop()
+        await self.stop_all()
         leaf = sm.leaf_id
         if leaf is None:
             previous = sm.session_file
@@ -187,7 +187,7 @@ class NavigationMixin:
 
     async def new_session(self: AgentSession) -> str | None:
         sm = self.session_manager
-        await self._stop()
+        await self.stop_all()
         self.agent.reset()
         self.clear_queue()
         sm.new_session()
@@ -198,7 +198,7 @@ class NavigationMixin:
     async def switch_session(self: AgentSession, path: str) -> None:
         """Open another session file (resume): messages, model and thinking level come from it."""
         sm = self.session_manager
-        await self._stop()
+        await self.stop_all()
         self.clear_queue()
         sm.set_session_file(path)
         self._after_session_change()

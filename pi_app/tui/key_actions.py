@@ -47,7 +47,8 @@ class KeyActionsMixin:
         if session.is_bash_running:
             session.abort_bash()
             return
-        if getattr(session, "is_compacting", False) and not session.is_streaming:
+        if getattr(session, "is_compacting", False):
+            # pi: Esc during a compaction cancels just the compaction; a prompt waiting on it still goes out
             session.abort_compaction()
             return
         if session.is_retrying:

@@ -170,7 +170,7 @@ async def clone_at(app: PiApp, entry_id: str | None = None, verb: str = "Cloned"
     failed = "Fork failed" if verb == "Forked" else "Clone failed"
     session = app.session
     sm = session.session_manager
-    await session.abort()
+    await session.stop_all()  # nothing may go out into the session being cloned
     old_leaf = sm.leaf_id
     if entry_id is not None and entry_id != old_leaf:
         try:
