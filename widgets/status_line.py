@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 from textual.content import Content
@@ -11,6 +13,7 @@ from textual.widgets import Static
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 WORKING = "Working... (esc to interrupt)"
 COMPACTING = "Compacting context... (esc to cancel)"
+AUTO_COMPACTING = "Auto-compacting context... (esc to cancel)"
 
 
 def retry_text(attempt: int, max_attempts: int, seconds: float) -> str:
@@ -30,17 +33,22 @@ class StatusLine(Static):
         self.message: str | None = None
         self._frame = 0
         self._timer: Timer | None = None
+        self._retry: tuple[int, int, float] | None = None  # attempt, max, deadline on self.clock
+        self.clock = time.monotonic  # injectable for tests
 
     def show_working(self, message: str | None = None) -> None:
         self._show(message or WORKING, retry=False)
 
     def show_retry(self, attempt: int, max_attempts: int, seconds: float) -> None:
+        # The spinner's ticks count the wait down (pi updates its countdown every second).
+        self._retry = (attempt, max_attempts, self.clock() + seconds)
         self._show(retry_text(attempt, max_attempts, seconds), retry=True)
 
-    def show_compacting(self) -> None:
-        self._show(COMPACTING, retry=False)
+    def show_compacting(self, automatic: bool = False) -> None:
+        self._show(AUTO_COMPACTING if automatic else COMPACTING, retry=False)
 
     def clear(self) -> None:
+        self._retry = None
         self.message = None
         self.set_class(False, "-active")
         self.set_class(False, "-retry")
@@ -50,6 +58,8 @@ class StatusLine(Static):
         self.update("")
 
     def _show(self, message: str, retry: bool) -> None:
+        if not retry:
+            self._retry = None
         self.message = message
         self.set_class(True, "-active")
         self.set_class(retry, "-retry")
@@ -59,6 +69,9 @@ class StatusLine(Static):
 
     def _advance(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER_FRAMES)
+        if self._retry is not None:
+            attempt, max_attempts, deadline = self._retry
+            self.message = retry_text(attempt, max_attempts, max(0.0, math.ceil(deadline - self.clock())))
         self._paint()
 
     def _paint(self) -> None:

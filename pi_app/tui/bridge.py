@@ -223,7 +223,7 @@ class EventBridge:
         elif kind == "queue_update":
             app.queue_area.set_queues(list(event.steering), list(event.follow_up))
         elif kind == "compaction_start":
-            app.status.show_compacting()
+            app.status.show_compacting(automatic=getattr(event, "reason", "manual") != "manual")
         elif kind == "compaction_end":
             await self._compaction_end(event)
         elif kind == "auto_retry_start":
