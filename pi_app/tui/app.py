@@ -25,7 +25,7 @@ from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.history_view import tool_results_by_id, widgets_for
 from pi_app.tui.key_actions import KeyActionsMixin
-from pi_app.tui.keybindings import apply_bindings, load_keybindings
+from pi_app.tui.keybindings import apply_bindings, current_keys, load_keybindings
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.selection import MessageSelection
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, setup_themes
@@ -135,6 +135,8 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         from pi_app.session.config.paths import agent_dir
 
         path = agent_dir() / "keybindings.json"
+        self.keybindings_path = path
+        self.default_keys = current_keys(self)  # what /reload returns to before re-reading the file
         overrides, warnings = load_keybindings(path)
         self.startup_warnings += warnings + apply_bindings(self, overrides, str(path))
 

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pi_app.tui.keybindings import reapply_bindings
 from widgets.completion import SlashCommand
 from widgets.notices import ErrorNotice, Notice
 
@@ -111,7 +112,9 @@ async def _reload(app: PiApp, arg: str) -> None:
         await app.chat.add(ErrorNotice(f"Reload failed: {exc}"))
         return
     app.refresh_completions()
-    await app.show_status("Reloaded skills, prompts, context files and settings")
+    for warning in reapply_bindings(app, app.default_keys, app.keybindings_path):
+        await app.chat.add(Notice(warning, kind="warning"))
+    await app.show_status("Reloaded skills, prompts, context files, settings and key bindings")
 
 
 async def _hotkeys(app: PiApp, arg: str) -> None:

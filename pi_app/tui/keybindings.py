@@ -298,3 +298,27 @@ def _conflicts(app: Any, overrides: dict[str, list[str]], source: str) -> list[s
                 names = ", ".join(sorted({b.description or b.action for b in others}))
                 warnings.append(f"{source}: {key!r} of {action_id!r} is also bound to {names}")
     return warnings
+
+
+def current_keys(app: Any) -> dict[str, list[str]]:
+    """Every known action id with the keys it has right now (taken before user overrides: the defaults)."""
+    out: dict[str, list[str]] = {}
+    for action_id, targets in TARGETS.items():
+        target = targets[0]
+        if target.owner == "app":
+            bindings = app._bindings.key_to_bindings
+        else:
+            bindings = app.editor._bindings.key_to_bindings
+        keys = [key for key, bs in bindings.items() if any(b.action == target.action for b in bs)]
+        if target.owner == "editor" and target.action in _EDITOR_DISPATCHED:
+            keys = [k for k, a in app.editor.key_actions.items() if a == target.action]
+        out[action_id] = keys
+    return out
+
+
+def reapply_bindings(app: Any, defaults: dict[str, list[str]], path: Any) -> list[str]:
+    """``/reload``: back to the defaults, then the file's current overrides (a removed entry gets its default
+    keys back). Returns the loader's and the conflict warnings."""
+    overrides, warnings = load_keybindings(path)
+    merged = {**defaults, **overrides}
+    return warnings + apply_bindings(app, merged, str(path))

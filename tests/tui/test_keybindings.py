@@ -177,3 +177,26 @@ async def test_text_editing_keys_and_conflicts(project: Path, faux) -> None:
         assert app.editor.text == "foo bar"
         await pilot.press("ctrl+b")
         assert app.editor.text == "foo "
+
+
+async def test_reload_reapplies_the_file_and_restores_removed_entries(project: Path, faux) -> None:
+    path = write(agent_dir() / "keybindings.json", {"app.thinking.cycle": "ctrl+y"})
+    session = await make_session(project)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        write(path, {"newLine": "ctrl+n"})  # the thinking entry is gone: shift+tab is back
+        app.editor.insert("/reload")
+        await pilot.press("enter")
+        await app.wait_until_idle()
+        await pilot.pause()
+        assert "key bindings" in app.chat.items[-1].text
+        before = session.thinking_level
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert session.thinking_level == before
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert session.thinking_level != before
+        await pilot.press("a", "ctrl+n", "b")
+        assert app.editor.text == "a\nb"
