@@ -11,7 +11,7 @@ import inspect
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_app.ai.abort import AbortError, race_abort
@@ -90,30 +90,21 @@ def make_client(model: Model, options: StreamOptions, api_key: str) -> Any:
     )
 
 
-def split_params(create: Callable[..., Any], params: dict[str, Any]) -> dict[str, Any]:
-    """Keyword arguments for an SDK ``create`` method: known fields as kwargs, the rest via extra_body.
+async def open_stream(
+    client: Any, path: str, params: dict[str, Any], cast_to: type, event_type: Any, options: StreamOptions
+) -> Any:
+    """POST the already-built JSON body and return the SDK's AsyncStream of ``event_type`` items.
 
-    The body may carry provider extensions (enable_thinking, provider routing, ...) that the SDK's
-    signature does not know; extra_body sends them unchanged.
+    ``client.post`` rather than ``chat.completions.create(**kwargs)``/``responses.create``: ``create``
+    runs the SDK's request-parameter transform, which walks every message and content part with
+    typing introspection (seconds for a 50,000-entry session). The body is plain JSON already, and
+    provider extensions (enable_thinking, routing, ...) need no ``extra_body`` split this way. The SDK
+    still supplies auth, headers, error mapping and SSE parsing.
     """
-    known = inspect.signature(create).parameters
-    kwargs: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    for key, value in params.items():
-        if key in known and key not in ("extra_headers", "extra_query", "extra_body", "timeout"):
-            kwargs[key] = value
-        else:
-            extra[key] = value
-    if extra:
-        kwargs["extra_body"] = extra
-    return kwargs
+    from openai import AsyncStream
 
-
-async def open_stream(create: Callable[..., Any], params: dict[str, Any], options: StreamOptions) -> Any:
-    """Send the request (racing the abort signal) and return the SDK's AsyncStream."""
-    kwargs = split_params(create, params)
-    kwargs["stream"] = True
-    return await race_abort(create(**kwargs), options.signal)
+    request = client.post(path, cast_to=cast_to, body=params, stream=True, stream_cls=AsyncStream[event_type])
+    return await race_abort(request, options.signal)
 
 
 async def iterate_stream(sdk_stream: Any, options: StreamOptions) -> AsyncIterator[Any]:

@@ -471,7 +471,11 @@ async def stream_openai_completions(
         params = build_completions_params(model, context, options)
         params = await apply_on_payload(options, params, model)
         client = make_client(model, options, resolve_api_key(model, options))
-        sdk_stream = await open_stream(client.chat.completions.create, params, options)
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        sdk_stream = await open_stream(
+            client, "/chat/completions", params, ChatCompletion, ChatCompletionChunk, options
+        )
         reader = _ChunkReader(b)
         async with contextlib.aclosing(iterate_stream(sdk_stream, options)) as events:
             async for chunk in events:

@@ -350,7 +350,9 @@ async def stream_openai_responses(
         params = build_responses_params(model, context, options)
         params = await apply_on_payload(options, params, model)
         client = make_client(model, options, resolve_api_key(model, options))
-        sdk_stream = await open_stream(client.responses.create, params, options)
+        from openai.types.responses import Response, ResponseStreamEvent
+
+        sdk_stream = await open_stream(client, "/responses", params, Response, ResponseStreamEvent, options)
         reader = _EventReader(b)
         async with contextlib.aclosing(iterate_stream(sdk_stream, options)) as events:
             async for ev in events:
