@@ -46,6 +46,10 @@ def _transform_assistant(
             content.append(call)
         else:
             content.append(block)
+    # Unchanged (the usual case when resuming with the same model): no copy, which on a 50k-message
+    # transcript would allocate a model per assistant turn for nothing.
+    if len(content) == len(msg.content) and all(a is b for a, b in zip(content, msg.content, strict=True)):
+        return msg
     return msg.model_copy(update={"content": content})
 
 

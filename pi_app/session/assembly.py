@@ -227,7 +227,7 @@ async def create_agent_session(
         auth.set_runtime_api_key(target, api_key)
 
     existing = manager.build_session_context()
-    has_existing = bool(existing.raw_messages)
+    has_existing = bool(existing.sources)  # not raw_messages: that would parse every line again
     has_thinking_entry = any(e.get("type") == "thinking_level_change" for e in manager.get_branch())
     fallback_message: str | None = None
     if chosen is None and has_existing and existing.model is not None:

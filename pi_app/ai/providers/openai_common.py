@@ -26,7 +26,8 @@ _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 def sanitize(text: str) -> str:
     """Drop lone UTF-16 surrogates (they cannot be encoded as UTF-8 and make the request fail)."""
-    return _LONE_SURROGATE.sub("", text) if text else text
+    # ASCII text (most of it) cannot hold a surrogate: skip the regex scan.
+    return _LONE_SURROGATE.sub("", text) if text and not text.isascii() else text
 
 
 def resolve_api_key(model: Model, options: StreamOptions) -> str:

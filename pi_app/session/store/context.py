@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from ..messages import AgentMessage, iso_to_ms, parse_agent_message
-from .record import EntryRecord, bulk
+from .record import EntryRecord, bulk, settle_heap
 
 # An entry dict or an EntryRecord (which answers get()/[] like the dict it stands for).
 Entry = Any
@@ -30,19 +32,112 @@ class ModelRef:
 
 @dataclass
 class SessionContext:
-    """What the agent resumes with: messages on the active path, thinking level and model."""
+    """What the agent resumes with: messages on the active path, thinking level and model.
 
-    raw_messages: list[dict[str, Any]]
+    ``sources`` holds, per message, the entry it comes from and the message dict when one was built here
+    (custom messages, summaries); ``None`` means "the entry's ``message``", read only when asked for, so a
+    resumed 50k-entry session is not held twice (as dicts and as models).
+    """
+
+    sources: list[tuple[Entry, dict[str, Any] | None]]
     thinking_level: str = "off"
     model: ModelRef | None = None
     # ids of the entries each message came from (the compaction entry for its summary)
     entry_ids: list[str] = field(default_factory=list)
+    # where unusable messages are reported (the session manager's warnings); None: not reported
+    warnings: list[str] | None = None
+
+    @cached_property
+    def raw_messages(self) -> list[dict[str, Any]]:
+        """The message dicts as stored (parsed now; the records keep only their lines)."""
+        out: list[dict[str, Any]] = []
+        for entry, built in self.sources:
+            msg = built if built is not None else _peek(entry, "message")
+            if isinstance(msg, dict):
+                out.append(msg)
+        return out
 
     @cached_property
     def messages(self) -> list[AgentMessage]:
-        """Typed messages, validated on first access (a 50k-entry rebuild stays cheap until then)."""
+        """Typed messages, validated on first access (a 50k-entry rebuild stays cheap until then).
+
+        A message that cannot be used (``content: 12``, a non-object) is skipped with a warning naming the
+        file and line; the rest of the session resumes and the file is left as it is.
+        """
+        out: list[AgentMessage] = []
         with bulk():
-            return [parse_agent_message(m) for m in self.raw_messages]
+            for entry, built in self.sources:
+                msg = _typed(entry, built, self.warnings)
+                if msg is not None:
+                    out.append(msg)
+        if len(out) > _SETTLE_AT:
+            settle_heap()
+        return out
+
+
+_SETTLE_AT = 5_000  # messages; below this a full GC pass is cheap enough
+
+
+def _peek(entry: Entry, key: str) -> Any:
+    return entry.peek(key) if type(entry) is EntryRecord else entry.get(key)
+
+
+@cache
+def _line_adapter() -> TypeAdapter[Any]:
+    """Validates a whole ``message`` entry line straight from JSON into the typed LLM message."""
+    from pydantic import BaseModel, ConfigDict
+
+    from ...ai.types import Message
+
+    class MessageLine(BaseModel):
+        model_config = ConfigDict(extra="ignore")
+        message: Message
+
+    return TypeAdapter(MessageLine)
+
+
+def _typed(entry: Entry, built: dict[str, Any] | None, warnings: list[str] | None) -> AgentMessage | None:
+    data: Any = built
+    if data is None:
+        raw = entry.unparsed_line if type(entry) is EntryRecord else None
+        if raw is not None:
+            # Fast path, no intermediate dict: pydantic parses the line itself. Other roles (bashExecution,
+            # custom, ...), lone surrogates and anything odd take the dict path below, which also words the error.
+            try:
+                return _line_adapter().validate_json(raw).message  # type: ignore[no-any-return]
+            except ValueError:
+                pass
+        data = _peek(entry, "message")
+    try:
+        if not isinstance(data, dict):
+            raise ValueError(f"message is {type(data).__name__}, not an object")
+        return parse_agent_message(data)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        if warnings is not None:
+            warnings.append(
+                f"{_where(entry)}: skipped unusable message entry {entry.get('id')}: {_reason(exc)}"
+            )
+        return None
+
+
+def _where(entry: Entry) -> str:
+    where = entry.where if type(entry) is EntryRecord else ""
+    return where or "session"
+
+
+def _reason(exc: ValueError) -> str:
+    """One line: the first pydantic error as ``loc: msg`` (never the whole dump with input values)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors(include_input=False, include_url=False)[0]
+            loc = ".".join(str(p) for p in first.get("loc", ()))
+            more = len(errors()) - 1
+            tail = f" (+{more} more)" if more > 0 else ""
+            return f"{loc}: {first.get('msg', 'invalid')}{tail}" if loc else f"{first.get('msg')}{tail}"
+        except Exception:  # noqa: BLE001 - wording only; fall through to str()
+            pass
+    return str(exc).splitlines()[0][:200]
 
 
 def index_entries(entries: Sequence[Entry]) -> dict[str, Entry]:
@@ -70,11 +165,13 @@ def path_to_root(by_id: Mapping[str, Entry], leaf_id: str | None) -> list[Entry]
     return path
 
 
-def _as_message(entry: Entry) -> dict[str, Any] | None:
-    kind = entry.get("type")
+def _as_source(entry: Entry, kind: str) -> tuple[Entry, dict[str, Any] | None] | None:
+    """(entry, built message dict or None for "its ``message``") when the entry contributes a message."""
     if kind == "message":
+        if type(entry) is EntryRecord and entry.unparsed_line is not None:
+            return entry, None  # read when the messages are (a bad body is reported then)
         msg = entry.get("message")
-        return msg if isinstance(msg, dict) else None
+        return (entry, msg) if isinstance(msg, dict) else None
     if kind == "custom_message":
         msg = {
             "role": "custom",
@@ -85,19 +182,23 @@ def _as_message(entry: Entry) -> dict[str, Any] | None:
         }
         if entry.get("details") is not None:
             msg["details"] = entry["details"]
-        return msg
+        return entry, msg
     if kind == "branch_summary" and entry.get("summary"):
-        return {
+        msg = {
             "role": "branchSummary",
             "summary": entry["summary"],
             "fromId": entry.get("fromId", ""),
             "timestamp": iso_to_ms(entry.get("timestamp", "")),
         }
+        return entry, msg
     return None
 
 
 def build_session_context(
-    entries: Sequence[Entry], leaf_id: str | None = UNSET, by_id: Mapping[str, Entry] | None = None
+    entries: Sequence[Entry],
+    leaf_id: str | None = UNSET,
+    by_id: Mapping[str, Entry] | None = None,
+    warnings: list[str] | None = None,
 ) -> SessionContext:
     """Rebuild the LLM-facing state at ``leaf_id`` (default: the last entry; None: empty context).
 
@@ -106,13 +207,13 @@ def build_session_context(
     compaction, then everything after it.
     """
     if leaf_id is None:
-        return SessionContext([])
+        return SessionContext([], warnings=warnings)
     if by_id is None:
         by_id = index_entries(entries)
     leaf = by_id.get(leaf_id) if leaf_id is not UNSET else None
     if leaf is None:
         if not entries:
-            return SessionContext([])
+            return SessionContext([], warnings=warnings)
         leaf = entries[-1]
     path = path_to_root(by_id, leaf["id"])
 
@@ -124,7 +225,7 @@ def build_session_context(
         entry = path[i]
         kind = entry.type if type(entry) is EntryRecord else entry.get("type")
         if kind == "message" and model is None:
-            msg = entry.get("message")
+            msg = _peek(entry, "message")
             if isinstance(msg, dict) and msg.get("role") == "assistant":
                 model = ModelRef(str(msg.get("provider", "")), str(msg.get("model", "")))
         elif kind == "thinking_level_change" and thinking is None:
@@ -136,41 +237,33 @@ def build_session_context(
         if model is not None and thinking is not None and compaction_at >= 0:
             break
 
-    messages: list[dict[str, Any]] = []
+    sources: list[tuple[Entry, dict[str, Any] | None]] = []
     ids: list[str] = []
 
     def emit(entries_: Sequence[Entry]) -> None:
         for e in entries_:
-            m = _as_message(e)
-            if m is not None:
-                messages.append(m)
+            src = _as_source(e, e.type if type(e) is EntryRecord else e.get("type"))
+            if src is not None:
+                sources.append(src)
                 ids.append(e["id"])
 
-    with bulk():
-        _emit_all(path, compaction_at, messages, ids, emit)
-    return SessionContext(messages, thinking or "off", model, ids)
-
-
-def _emit_all(
-    path: list[Entry], compaction_at: int, messages: list[dict[str, Any]], ids: list[str], emit: Any
-) -> None:
     if compaction_at < 0:
         emit(path)
     else:
         comp = path[compaction_at]
-        messages.append(
-            {
-                "role": "compactionSummary",
-                "summary": comp.get("summary", ""),
-                "tokensBefore": comp.get("tokensBefore", 0),
-                "timestamp": iso_to_ms(comp.get("timestamp", "")),
-            }
-        )
+        summary = {
+            "role": "compactionSummary",
+            "summary": comp.get("summary", ""),
+            "tokensBefore": comp.get("tokensBefore", 0),
+            "timestamp": iso_to_ms(comp.get("timestamp", "")),
+        }
+        sources.append((comp, summary))
         ids.append(comp["id"])
         first_kept = comp.get("firstKeptEntryId")
         start = next((i for i in range(compaction_at) if path[i]["id"] == first_kept), compaction_at)
         emit(path[start:compaction_at])
         emit(path[compaction_at + 1 :])
+    return SessionContext(sources, thinking or "off", model, ids, warnings)
 
 
 def labels_of(entries: Sequence[Entry]) -> dict[str, str]:

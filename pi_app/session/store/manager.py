@@ -49,9 +49,10 @@ from .entries import (
 )
 from .jsonl import SessionFileError, load_session_file, write_atomic
 from .paths import default_session_dir, iso_now, new_entry_id, session_file_name, uuid7
-from .record import EntryRecord, bulk
+from .record import EntryRecord, bulk, settle_heap
 
 Entry = EntryRecord
+_SETTLE_AT = 5_000  # entries; a smaller session costs the cyclic GC little
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -179,6 +180,8 @@ class SessionManager:
         with bulk():
             self._rebuild_index()
         self._written = 1 + len(self._entries)
+        if len(self._entries) > _SETTLE_AT:
+            settle_heap()
 
     def new_session(self, id: str | None = None, parent_session: str | None = None) -> str | None:
         ts = iso_now()
@@ -217,7 +220,7 @@ class SessionManager:
                 else:
                     self._labels.pop(target, None)
         elif kind == "message" and not self._has_assistant:
-            msg = e.get("message")
+            msg = e.peek("message")
             self._has_assistant = isinstance(msg, dict) and msg.get("role") == "assistant"
 
     # ------------------------------------------------------------------ persistence
@@ -357,7 +360,7 @@ class SessionManager:
 
     def build_session_context(self, leaf_id: str | None = UNSET) -> SessionContext:
         return build_session_context(
-            self._entries, self._leaf_id if leaf_id is UNSET else leaf_id, self._by_id
+            self._entries, self._leaf_id if leaf_id is UNSET else leaf_id, self._by_id, self.warnings
         )
 
     def get_tree(self) -> list[TreeNode]:
