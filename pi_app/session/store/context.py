@@ -199,6 +199,8 @@ def build_session_context(
     leaf_id: str | None = UNSET,
     by_id: Mapping[str, Entry] | None = None,
     warnings: list[str] | None = None,
+    *,
+    path: list[Entry] | None = None,
 ) -> SessionContext:
     """Rebuild the LLM-facing state at ``leaf_id`` (default: the last entry; None: empty context).
 
@@ -215,7 +217,8 @@ def build_session_context(
         if not entries:
             return SessionContext([], warnings=warnings)
         leaf = entries[-1]
-    path = path_to_root(by_id, leaf["id"])
+    if path is None or not path or path[-1] is not leaf:
+        path = path_to_root(by_id, leaf["id"])
 
     # Scan from the leaf up: the nearest setting wins, and only the entries looked at get parsed.
     thinking: str | None = None

@@ -97,6 +97,7 @@ class SessionManager:
         self._header: dict[str, Any] = {}
         self._entries: list[Entry] = []
         self._by_id: dict[str, Entry] = {}
+        self._path_cache: tuple[str | None, list[Entry]] | None = None
         self._typed: dict[str, SessionEntry | Entry] = {}
         self._labels: dict[str, str] = {}
         self._leaf_id: str | None = None
@@ -189,6 +190,7 @@ class SessionManager:
         self._header = new_header(self.session_id, ts, self.cwd, parent_session)
         self._entries = []
         self._by_id = {}
+        self._path_cache = None
         self._typed = {}
         self._labels = {}
         self._leaf_id = None
@@ -199,6 +201,7 @@ class SessionManager:
         return self.session_file
 
     def _rebuild_index(self) -> None:
+        self._path_cache = None
         self._by_id = {}
         self._typed = {}
         self._labels = {}
@@ -243,6 +246,8 @@ class SessionManager:
 
     def _append(self, model: BaseModel) -> str:
         entry = EntryRecord.from_dict(dump_entry(model))  # type: ignore[arg-type]
+        if entry.id in self._by_id:
+            self._path_cache = None  # a duplicate id replaces an entry (paths through it may change)
         self._entries.append(entry)
         self._by_id[entry.id] = entry
         self._leaf_id = entry.id
@@ -356,12 +361,23 @@ class SessionManager:
 
     def get_branch(self, from_id: str | None = None) -> list[Entry]:
         """Entries root → ``from_id`` (default: the leaf), every type included."""
-        return path_to_root(self._by_id, from_id if from_id is not None else self._leaf_id)
+        return list(self._path(from_id if from_id is not None else self._leaf_id))
+
+    def _path(self, leaf_id: str | None) -> list[Entry]:
+        """The root→leaf path, remembered for the last leaf asked: resuming walks the same 50k-entry
+        path several times (context, settings, compaction checks). Entries are append-only and a path
+        never changes once its leaf exists; the index rebuild (a different session) forgets it."""
+        cached = self._path_cache
+        if cached is not None and cached[0] == leaf_id:
+            return cached[1]
+        path = path_to_root(self._by_id, leaf_id)
+        self._path_cache = (leaf_id, path)
+        return path
 
     def build_session_context(self, leaf_id: str | None = UNSET) -> SessionContext:
-        return build_session_context(
-            self._entries, self._leaf_id if leaf_id is UNSET else leaf_id, self._by_id, self.warnings
-        )
+        leaf = self._leaf_id if leaf_id is UNSET else leaf_id
+        path = self._path(leaf) if leaf is not None and leaf in self._by_id else None
+        return build_session_context(self._entries, leaf, self._by_id, self.warnings, path=path)
 
     def get_tree(self) -> list[TreeNode]:
         return build_tree(self._entries, self._labels)

@@ -32,9 +32,9 @@ def settle_heap() -> None:
     Called after a big session was loaded or its messages typed: those millions of acyclic objects would
     otherwise be traversed by each later full collection (seconds at 50,000 entries, paid again and again
     while the session is open). Frozen objects are still freed by reference counting; only garbage *cycles*
-    among them would be kept, and session data has none.
+    among them would be kept, and session data has none (no collection first: after ``bulk()`` that
+    would traverse everything just created, for nothing).
     """
-    gc.collect(1)  # young cycles are collected first rather than frozen
     gc.freeze()
 
 
