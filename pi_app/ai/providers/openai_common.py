@@ -91,6 +91,54 @@ def make_client(model: Model, options: StreamOptions, api_key: str) -> Any:
     )
 
 
+_CHUNK = 1 << 20  # bytes per write of a streamed request body
+
+
+def encode_body(params: dict[str, Any]) -> list[bytes] | None:
+    """The request body as UTF-8 JSON pieces, one per top-level value and per transcript item.
+
+    Never one big str or bytes: the SDK would ``json.dumps`` the whole body to a str and encode that,
+    holding it twice at once (and a str of the whole transcript turns four bytes per character as soon
+    as one emoji is in it). Same bytes as the SDK's compact, non-ASCII-preserving encoding; NaN and
+    Infinity become null as in JSON.stringify. None when something cannot be encoded (a hook put an odd
+    object in): the SDK then gets the dict.
+    """
+    import pydantic_core
+
+    def enc(value: Any) -> bytes:
+        return pydantic_core.to_json(value, inf_nan_mode="null")
+
+    pieces: list[bytes] = [b"{"]
+    try:
+        for i, (key, value) in enumerate(params.items()):
+            pieces.append(b',"' if i else b'"')
+            pieces.append(enc(key)[1:] + b":")
+            if isinstance(value, list) and value:
+                pieces.append(b"[")
+                pieces.extend(b"," + enc(item) if j else enc(item) for j, item in enumerate(value))
+                pieces.append(b"]")
+            else:
+                pieces.append(enc(value))
+    except (pydantic_core.PydanticSerializationError, ValueError):
+        return None
+    pieces.append(b"}")
+    return pieces
+
+
+async def _chunks(pieces: list[bytes]) -> AsyncIterator[bytes]:
+    """~1 MB writes (not one per piece); each chunk is released once sent."""
+    group: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        group.append(piece)
+        size += len(piece)
+        if size >= _CHUNK:
+            yield b"".join(group)
+            group, size = [], 0
+    if group:
+        yield b"".join(group)
+
+
 async def open_stream(
     client: Any, path: str, params: dict[str, Any], cast_to: type, event_type: Any, options: StreamOptions
 ) -> Any:
@@ -100,11 +148,18 @@ async def open_stream(
     runs the SDK's request-parameter transform, which walks every message and content part with
     typing introspection (seconds for a 50,000-entry session). The body is plain JSON already, and
     provider extensions (enable_thinking, routing, ...) need no ``extra_body`` split this way. The SDK
-    still supplies auth, headers, error mapping and SSE parsing.
+    still supplies auth, headers, error mapping and SSE parsing. The body streams from its pieces with
+    an explicit Content-Length (no chunked encoding, which some servers refuse).
     """
     from openai import AsyncStream
 
-    request = client.post(path, cast_to=cast_to, body=params, stream=True, stream_cls=AsyncStream[event_type])
+    pieces = encode_body(params)
+    if pieces is None:
+        payload: dict[str, Any] = {"body": params}
+    else:
+        length = str(sum(map(len, pieces)))
+        payload = {"content": _chunks(pieces), "options": {"headers": {"Content-Length": length}}}
+    request = client.post(path, cast_to=cast_to, stream=True, stream_cls=AsyncStream[event_type], **payload)
     return await race_abort(request, options.signal)
 
 

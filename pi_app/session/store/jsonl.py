@@ -139,35 +139,57 @@ def write_atomic(path: str, lines: Iterable[dict[str, Any] | EntryRecord]) -> No
     os.replace(tmp, path)
 
 
-def _fast_entries(lines: list[str], start: int, path: str, warnings: list[str]) -> list[EntryRecord]:
-    """Records for v3 lines after the header: prefix-parsed and lazy where possible, else parsed now."""
+def _entry_from_line(line: str, where: str, cut: bool, warnings: list[str]) -> EntryRecord | None:
+    """A record for one v3 line: prefix-read and lazy where possible, else parsed now (and checked)."""
+    m = PREFIX.match(line)
+    # A line without its newline is parsed in full: that is where a crash leaves a cut line.
+    if m is not None and not cut and line.endswith("}"):
+        kind, eid, parent, ts = m.groups()
+        return EntryRecord(kind, eid, parent, ts, line, None, where, warnings)
+    if not line.strip():
+        return None
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        warnings.append(f"{where}: skipped malformed line{' (truncated last line)' if cut else ''}: {exc}")
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        warnings.append(f"{where}: skipped line without an entry type")
+    elif obj["type"] == "session":
+        warnings.append(f"{where}: skipped a second session header")
+    elif not isinstance(obj.get("id"), str):
+        warnings.append(f"{where}: skipped entry without an id")
+    elif cut:
+        return EntryRecord.from_dict(obj)
+    else:
+        # Checked, but only the line is kept (as for prefix-read lines): memory stays proportional to
+        # what is used, whatever key order or spacing the writer chose.
+        parent, ts = obj.get("parentId"), obj.get("timestamp")
+        return EntryRecord(
+            obj["type"],
+            obj["id"],
+            parent if isinstance(parent, str) else None,
+            ts if isinstance(ts, str) else "",
+            line,
+            None,
+            where,
+            warnings,
+        )
+    return None
+
+
+def _stream_entries(lines: Iterable[bytes], lineno: int, path: str, warnings: list[str]) -> list[EntryRecord]:
+    """Records for the v3 lines after the header, read one line at a time (never the whole file as text:
+    one non-Latin-1 character would make a single str of it four bytes per character)."""
     out: list[EntryRecord] = []
-    match = PREFIX.match
-    last = len(lines) - 1
-    for i in range(start, len(lines)):
-        line = lines[i]
-        m = match(line)
-        # The last line is always parsed in full: that is where a crash leaves a cut line.
-        if m is not None and i != last and line.endswith("}"):
-            kind, eid, parent, ts = m.groups()
-            out.append(EntryRecord(kind, eid, parent, ts, line, None, f"{path}:{i + 1}", warnings))
-            continue
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            cut = " (truncated last line)" if i == last else ""
-            warnings.append(f"{path}:{i + 1}: skipped malformed line{cut}: {exc}")
-            continue
-        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-            warnings.append(f"{path}:{i + 1}: skipped line without an entry type")
-        elif obj["type"] == "session":
-            warnings.append(f"{path}:{i + 1}: skipped a second session header")
-        elif not isinstance(obj.get("id"), str):
-            warnings.append(f"{path}:{i + 1}: skipped entry without an id")
-        else:
-            out.append(EntryRecord.from_dict(obj))
+    append = out.append
+    for raw in lines:
+        lineno += 1
+        cut = not raw.endswith(b"\n")
+        text = (raw if cut else raw[:-1]).decode("utf-8", "surrogateescape")
+        rec = _entry_from_line(text, f"{path}:{lineno}", cut, warnings)
+        if rec is not None:
+            append(rec)
     return out
 
 
@@ -179,35 +201,43 @@ def load_session_file(
     Warnings go to ``warnings`` (also later ones, from lines found damaged when first parsed).
     """
     p = str(path)
-    data = Path(p).read_bytes()
     warnings = warnings if warnings is not None else []
-    # Text lines (invalid UTF-8 kept as surrogates so writing back restores the bytes).
-    lines = data.decode("utf-8", "surrogateescape").split("\n")
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    ends = not data or data.endswith(b"\n")
-    if first is None:
-        return LoadedSession(p, None, [], warnings, ends)
-    try:
-        header = json.loads(lines[first])
-    except ValueError as exc:
-        raise SessionFileError(p, f"line {first + 1} is not valid JSON ({exc})")
-    if not is_valid_header(header):
-        raise SessionFileError(p, f"line {first + 1} is not a session header")
-    version = header.get("version")
-    if isinstance(version, int) and version >= CURRENT_SESSION_VERSION:
-        with bulk():
-            entries = _fast_entries(lines, first + 1, p, warnings)
-        return LoadedSession(p, header, entries, warnings, ends)
+    with open(p, "rb") as fh:
+        lineno = 0
+        first: bytes | None = None
+        last = b""
+        for raw in fh:
+            lineno += 1
+            last = raw
+            if raw.strip():
+                first = raw
+                break
+        if first is None:
+            return LoadedSession(p, None, [], warnings, not last or last.endswith(b"\n"))
+        try:
+            header = json.loads(first)
+        except ValueError as exc:
+            raise SessionFileError(p, f"line {lineno} is not valid JSON ({exc})")
+        if not is_valid_header(header):
+            raise SessionFileError(p, f"line {lineno} is not a session header")
+        version = header.get("version")
+        if isinstance(version, int) and version >= CURRENT_SESSION_VERSION:
+            with bulk():
+                entries = _stream_entries(fh, lineno, p, warnings)
+            ends = _ends_with_newline(fh)
+            return LoadedSession(p, header, entries, warnings, ends)
 
-    # Old format: parse everything, migrate, keep a backup, rewrite.
+    # Old format (small, rare): parse everything, migrate, keep a backup, rewrite.
+    data = Path(p).read_bytes()
+    ends = not data or data.endswith(b"\n")
     header, raw_entries = parse_lines(data, p, warnings)
     assert header is not None
     loaded = LoadedSession(p, header, [], warnings, ends)
     loaded.migrated_from = migrate(header, raw_entries)
     for entry in raw_entries:
-        lineno = entry.pop("__line", "?")
+        lineno_ = entry.pop("__line", "?")
         if not isinstance(entry.get("id"), str):
-            warnings.append(f"{p}:{lineno}: skipped entry without an id")
+            warnings.append(f"{p}:{lineno_}: skipped entry without an id")
             continue
         loaded.entries.append(EntryRecord.from_dict(entry))
     if loaded.migrated_from is not None and rewrite_migrated:
@@ -220,6 +250,11 @@ def load_session_file(
             f" (original kept at {loaded.backup_path})"
         )
     return loaded
+
+
+def _ends_with_newline(fh: Any) -> bool:
+    size = os.fstat(fh.fileno()).st_size
+    return size == 0 or os.pread(fh.fileno(), 1, size - 1) == b"\n"
 
 
 def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
