@@ -1,4 +1,4 @@
-"""Generators of large pi-format (v3) session files for the resume benchmarks and scaling tests.
+"""Generators of large pi-format (v3) session files for the scaling tests and the resume benchmarks.
 
 ``linear_session`` writes the worst case for ``--session FILE -p hi``: every entry on the active path, no
 compaction, so every message is sent to the model. ``branch_every`` adds abandoned side branches (entries
