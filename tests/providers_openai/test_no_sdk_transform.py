@@ -83,3 +83,36 @@ async def test_responses_never_transform(loopback, transform_calls: list[str]) -
     assert msg.stopReason == "stop" and msg.content[0].text == "hello"
     assert loopback.requests[0].path == "/v1/responses"
     assert transform_calls == []
+
+
+async def _collect(params: dict[str, Any]) -> bytes:
+    from pi_app.ai.providers.openai_common import StreamedBody
+
+    return b"".join([chunk async for chunk in StreamedBody(params)])
+
+
+async def test_streamed_body_is_the_sdk_encoding_with_a_length() -> None:
+    """The body streams in pieces (never one big str/bytes) yet is byte for byte the SDK's compact JSON."""
+    import json
+
+    from pi_app.ai.providers.openai_common import StreamedBody
+
+    params = {
+        "model": "m",
+        "messages": [{"role": "user", "content": 'é 😀 \u2028 "q" \\ \x01'}] * 3,
+        "stream": True,
+        "tools": [],
+        "n": {"f": 2.5, "i": 10**20, "b": None},
+    }
+    body = await _collect(params)
+    assert body == json.dumps(params, ensure_ascii=False, separators=(",", ":")).encode()
+    assert StreamedBody(params).length == len(body)
+    assert json.loads(await _collect({"x": float("nan")})) == {"x": None}  # as JSON.stringify
+
+
+async def test_request_has_a_content_length_not_chunked(loopback) -> None:
+    loopback.add(chat_text_stream("hello"))
+    await run(make_model(loopback.url), _history())
+    headers = loopback.requests[0].headers
+    assert int(headers["content-length"]) == len(loopback.requests[0].body)
+    assert "transfer-encoding" not in headers

@@ -11,7 +11,7 @@ import inspect
 import json
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from pi_app.ai.abort import AbortError, race_abort
@@ -94,49 +94,60 @@ def make_client(model: Model, options: StreamOptions, api_key: str) -> Any:
 _CHUNK = 1 << 20  # bytes per write of a streamed request body
 
 
-def encode_body(params: dict[str, Any]) -> list[bytes] | None:
-    """The request body as UTF-8 JSON pieces, one per top-level value and per transcript item.
-
-    Never one big str or bytes: the SDK would ``json.dumps`` the whole body to a str and encode that,
-    holding it twice at once (and a str of the whole transcript turns four bytes per character as soon
-    as one emoji is in it). Same bytes as the SDK's compact, non-ASCII-preserving encoding; NaN and
-    Infinity become null as in JSON.stringify. None when something cannot be encoded (a hook put an odd
-    object in): the SDK then gets the dict.
-    """
+def _body_pieces(params: dict[str, Any]) -> Iterator[bytes]:
+    """UTF-8 JSON of ``params``, one piece per top-level value and per item of a list value (the
+    transcript). Same bytes as the SDK's compact, non-ASCII-preserving encoding; NaN and Infinity become
+    null as in JSON.stringify. Raises ValueError (pydantic-core's error) for what cannot be encoded."""
     import pydantic_core
 
     def enc(value: Any) -> bytes:
         return pydantic_core.to_json(value, inf_nan_mode="null")
 
-    pieces: list[bytes] = [b"{"]
+    yield b"{"
+    for i, (key, value) in enumerate(params.items()):
+        yield (b',"' if i else b'"') + enc(key)[1:] + b":"
+        if isinstance(value, list) and value:
+            yield b"["
+            for j, item in enumerate(value):
+                yield b"," + enc(item) if j else enc(item)
+            yield b"]"
+        else:
+            yield enc(value)
+    yield b"}"
+
+
+def encode_body(params: dict[str, Any]) -> list[bytes] | None:
+    """The whole body as pieces (None when something cannot be encoded)."""
     try:
-        for i, (key, value) in enumerate(params.items()):
-            pieces.append(b',"' if i else b'"')
-            pieces.append(enc(key)[1:] + b":")
-            if isinstance(value, list) and value:
-                pieces.append(b"[")
-                pieces.extend(b"," + enc(item) if j else enc(item) for j, item in enumerate(value))
-                pieces.append(b"]")
-            else:
-                pieces.append(enc(value))
-    except (pydantic_core.PydanticSerializationError, ValueError):
+        return list(_body_pieces(params))
+    except ValueError:  # pydantic-core's serialization error is a ValueError
         return None
-    pieces.append(b"}")
-    return pieces
 
 
-async def _chunks(pieces: list[bytes]) -> AsyncIterator[bytes]:
-    """~1 MB writes (not one per piece); each chunk is released once sent."""
-    group: list[bytes] = []
-    size = 0
-    for piece in pieces:
-        group.append(piece)
-        size += len(piece)
-        if size >= _CHUNK:
+class StreamedBody:
+    """A request body that is never held whole: its length is counted by encoding it once, then it is
+    encoded again, ~1 MB at a time, as it is sent.
+
+    The SDK would ``json.dumps`` the whole body to a str and encode that, holding it twice at once (and
+    a str of a transcript with one emoji in it costs four bytes per character); for a resumed 50k-entry
+    session that is the largest allocation of the run. Encoding twice costs a few µs per message.
+    """
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+        self.length = sum(map(len, _body_pieces(params)))  # raises ValueError first, not mid-request
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        group: list[bytes] = []
+        size = 0
+        for piece in _body_pieces(self.params):
+            group.append(piece)
+            size += len(piece)
+            if size >= _CHUNK:
+                yield b"".join(group)
+                group, size = [], 0
+        if group:
             yield b"".join(group)
-            group, size = [], 0
-    if group:
-        yield b"".join(group)
 
 
 async def open_stream(
@@ -148,17 +159,19 @@ async def open_stream(
     runs the SDK's request-parameter transform, which walks every message and content part with
     typing introspection (seconds for a 50,000-entry session). The body is plain JSON already, and
     provider extensions (enable_thinking, routing, ...) need no ``extra_body`` split this way. The SDK
-    still supplies auth, headers, error mapping and SSE parsing. The body streams from its pieces with
-    an explicit Content-Length (no chunked encoding, which some servers refuse).
+    still supplies auth, headers, error mapping and SSE parsing. The body streams (:class:`StreamedBody`)
+    with an explicit Content-Length (no chunked encoding, which some servers refuse).
     """
     from openai import AsyncStream
 
-    pieces = encode_body(params)
-    if pieces is None:
-        payload: dict[str, Any] = {"body": params}
-    else:
-        length = str(sum(map(len, pieces)))
-        payload = {"content": _chunks(pieces), "options": {"headers": {"Content-Length": length}}}
+    try:
+        body = StreamedBody(params)
+        payload: dict[str, Any] = {
+            "content": body.__aiter__(),
+            "options": {"headers": {"Content-Length": str(body.length)}},
+        }
+    except ValueError:  # something pydantic-core cannot encode (a hook put an odd object in): the SDK's way
+        payload = {"body": params}
     request = client.post(path, cast_to=cast_to, stream=True, stream_cls=AsyncStream[event_type], **payload)
     return await race_abort(request, options.signal)
 
