@@ -158,21 +158,27 @@ class BashTool(AgentTool):
                 updater.dirty()
 
         env = shell_env(self.options.resolved_bin_dir())
-        marker = env[process_registry.MARKER] = process_registry.new_marker()
-        transport, proto = await loop.subprocess_exec(
-            lambda: _ShellProtocol(loop, on_data),
-            *argv,
-            command,
-            cwd=self.cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        pid = transport.get_pid()
         # what the command leaves running in the background is ended when the app exits
-        process_registry.register(marker, pid, self.options.keep_background_processes)
+        marker = env[process_registry.MARKER] = process_registry.new_call(
+            self.options.keep_background_processes
+        )
+        try:
+            transport, proto = await loop.subprocess_exec(
+                lambda: _ShellProtocol(loop, on_data),
+                *argv,
+                command,
+                cwd=self.cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except BaseException:
+            process_registry.finished(marker)
+            raise
+        pid = transport.get_pid()
+        process_registry.set_group(marker, pid)
         stoppers: set[asyncio.Future[Any]] = set()
         abort_task = asyncio.ensure_future(signal.wait()) if signal is not None else None
         if abort_task is not None:

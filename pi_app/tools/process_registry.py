@@ -38,18 +38,25 @@ class _Call:
 _calls: dict[str, _Call] = {}
 
 
-def new_marker() -> str:
-    """The ``PI_BASH_SESSION`` value for the next call."""
+def new_call(keep: bool) -> str:
+    """Track a call about to start; returns its ``PI_BASH_SESSION`` value.
+
+    Tracked before the spawn: if the caller is cancelled while the shell starts (the app exiting), the
+    processes it already started are still found by their marker."""
     global _counter
     with _lock:
         _counter += 1
-        return f"{_TOKEN}.{_counter}"
+        marker = f"{_TOKEN}.{_counter}"
+        _calls[marker] = _Call(None, keep)
+    return marker
 
 
-def register(marker: str, pgid: int, keep: bool) -> None:
-    """The shell of call ``marker`` started as leader of process group ``pgid``."""
+def set_group(marker: str, pgid: int) -> None:
+    """The call's shell runs as leader of process group ``pgid``."""
     with _lock:
-        _calls[marker] = _Call(pgid, keep)
+        call = _calls.get(marker)
+        if call is not None:
+            call.pgid = pgid
 
 
 def finished(marker: str) -> None:

@@ -213,3 +213,60 @@ def test_rpc_mode_exit_ends_tool_and_user_bash_processes(tmp_path, loopback):
         _assert_gone_within_a_second(pids)
     finally:
         kill_all(pids)
+
+
+# ---------------------------------------------------------------- the real pi: the TUI, left with Ctrl+D
+def test_tui_ctrl_d_ends_user_bash_background_processes(tmp_path, loopback):
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import threading
+
+    from tests.modes.harness import PI_CMD
+
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    child, fd = pty.fork()
+    if child == 0:  # pragma: no cover - the exec'd pi
+        os.chdir(env.project)
+        os.execvpe(PI_CMD[0], [*PI_CMD, "--no-session"], env.env(TERM="xterm-256color"))
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    screen = bytearray()
+
+    def pump() -> None:  # the app blocks if nobody reads its output
+        with contextlib.suppress(OSError):
+            while data := os.read(fd, 65536):
+                screen.extend(data)
+
+    threading.Thread(target=pump, daemon=True).start()
+    pid_file = env.project / "user.pid"
+    bg: list[int] = []
+    exited = False
+    try:
+        assert wait_until(lambda: b"loop-model" in screen, 30), bytes(screen[-500:])
+        os.write(
+            fd, b"!setsid sleep 1000 >/dev/null 2>&1 & echo $! > user.pid.tmp; mv user.pid.tmp user.pid\r"
+        )
+        assert wait_until(pid_file.exists, 30)
+        bg.append(int(pid_file.read_text()))
+        assert alive(bg[0])
+        # Ctrl+D on the empty editor exits, possibly while the !cmd is still being wrapped up
+        os.write(fd, b"\x04")
+        status: list[int] = []
+
+        def done() -> bool:
+            got, code = os.waitpid(child, os.WNOHANG)
+            if got:
+                status.append(code)
+            return bool(got)
+
+        exited = wait_until(done, 30)
+        assert exited and os.waitstatus_to_exitcode(status[0]) == 0
+        _assert_gone_within_a_second(bg)
+    finally:
+        if not exited:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+        os.close(fd)
+        kill_all(bg)
