@@ -19,7 +19,7 @@ from typing import BinaryIO
 STALE_AFTER_S = 7 * 24 * 3600
 _NAME = re.compile(r"pi-bash-[0-9a-f]{16}\.log\Z")
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: also used from a signal handler
 _own: set[str] = set()
 _swept = False
 

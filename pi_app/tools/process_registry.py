@@ -17,6 +17,7 @@ import secrets
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 MARKER = "PI_BASH_SESSION"
@@ -24,7 +25,7 @@ TERM_GRACE_S = 0.5
 _POLL_S = 0.02
 
 _TOKEN = f"{os.getpid()}-{secrets.token_hex(4)}"
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: the signal handler may run while the main thread holds it
 _counter = 0
 
 
@@ -102,6 +103,26 @@ def terminate_all(grace: float = TERM_GRACE_S) -> int:
         time.sleep(_POLL_S)  # polling real process state, bounded by the grace period
     _signal_all(groups, pids | set(marked_pids(set(calls))), signal.SIGKILL)
     return targets
+
+
+def end_on_fatal_signals(also: Callable[[], None] | None = None) -> None:
+    """On SIGTERM or SIGHUP (a closed terminal), which end Python without running ``finally`` blocks:
+    :func:`terminate_all` and ``also``, then die of the same signal. Only where no handler is installed;
+    only from the main thread."""
+
+    def handler(signum: int, frame: object) -> None:
+        try:
+            terminate_all()
+            if also is not None:
+                also()
+        finally:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                signal.signal(sig, handler)
 
 
 def _signal_all(groups: set[int], pids: set[int], sig: int) -> None:

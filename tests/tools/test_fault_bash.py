@@ -270,3 +270,30 @@ def test_tui_ctrl_d_ends_user_bash_background_processes(tmp_path, loopback):
             os.waitpid(child, 0)
         os.close(fd)
         kill_all(bg)
+
+
+def test_sigterm_to_pi_still_ends_background_processes(tmp_path, loopback):
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    # the call backgrounds a daemon, then stays busy in the foreground until pi is killed
+    _bash_exchange(
+        loopback, "setsid sleep 1000 >/dev/null 2>&1 & echo $! > bg.pid.tmp; mv bg.pid.tmp bg.pid; sleep 60"
+    )
+    proc = env.popen("--no-session", "-p", "go")
+    proc.stdin.close()  # nothing piped in
+    pid_file = env.project / "bg.pid"
+    bg: list[int] = []
+    try:
+        assert wait_until(pid_file.exists, 30)
+        bg.append(int(pid_file.read_text()))
+        assert alive(bg[0])
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == -signal.SIGTERM  # still dies of the signal, after cleaning up
+        _assert_gone_within_a_second(bg)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+        kill_all(bg)
