@@ -49,40 +49,29 @@ class TextScan:
 
     def truncation(self, max_lines: int, max_bytes: int) -> TruncationResult:
         """truncate_head's result for the selected text."""
-        truncated = self.selected_lines > max_lines or self.selected_bytes > max_bytes
-        common = {
-            "totalLines": self.selected_lines,
-            "totalBytes": self.selected_bytes,
-            "maxLines": max_lines,
-            "maxBytes": max_bytes,
-        }
-        if not truncated:
+
+        def result(
+            content: str, by: TruncatedBy | None, lines: int, size: int, first_exceeds: bool = False
+        ) -> TruncationResult:
             return TruncationResult(
-                content="\n".join(self.kept),
-                truncated=False,
-                truncatedBy=None,
-                outputLines=self.selected_lines,
-                outputBytes=self.selected_bytes,
-                **common,
+                content=content,
+                truncated=by is not None,
+                truncatedBy=by,
+                totalLines=self.selected_lines,
+                totalBytes=self.selected_bytes,
+                outputLines=lines,
+                outputBytes=size,
+                firstLineExceedsLimit=first_exceeds,
+                maxLines=max_lines,
+                maxBytes=max_bytes,
             )
+
+        if self.selected_lines <= max_lines and self.selected_bytes <= max_bytes:
+            return result("\n".join(self.kept), None, self.selected_lines, self.selected_bytes)
         if self.first_line_bytes > max_bytes:
-            return TruncationResult(
-                content="",
-                truncated=True,
-                truncatedBy="bytes",
-                outputLines=0,
-                outputBytes=0,
-                firstLineExceedsLimit=True,
-                **common,
-            )
-        return TruncationResult(
-            content="\n".join(self.kept),
-            truncated=True,
-            truncatedBy="lines" if len(self.kept) >= max_lines else "bytes",
-            outputLines=len(self.kept),
-            outputBytes=self.kept_bytes,
-            **common,
-        )
+            return result("", "bytes", 0, 0, first_exceeds=True)
+        by: TruncatedBy = "lines" if len(self.kept) >= max_lines else "bytes"
+        return result("\n".join(self.kept), by, len(self.kept), self.kept_bytes)
 
 
 @dataclass
