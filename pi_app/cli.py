@@ -75,6 +75,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_session(args: Any, interactive: bool) -> int:
+    from pi_app.tools import bash_logs, process_registry
+
+    process_registry.end_on_fatal_signals(bash_logs.remove_own_logs)
+    try:
+        return _run_mode(args, interactive)
+    finally:  # every mode (print, json, rpc, TUI) exits here: end what bash left running, drop its logs
+        process_registry.terminate_all()
+        bash_logs.remove_own_logs()
+
+
+def _run_mode(args: Any, interactive: bool) -> int:
     import asyncio
 
     from pi_app.modes.startup import StartupError, run

@@ -113,6 +113,7 @@ def tool_options_from_settings(settings: SettingsManager, agent_dir: str) -> Too
         shell_command_prefix=s.shellCommandPrefix,
         shell_path=s.shellPath,
         auto_resize_images=s.images.autoResize,
+        keep_background_processes=s.bash.keepBackgroundProcesses,
         bin_dir=os.path.join(agent_dir, "bin"),
     )
 

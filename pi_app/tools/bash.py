@@ -1,5 +1,5 @@
 """The ``bash`` tool: run a command in its own process group, stream its output, kill the whole tree on
-timeout or abort."""
+timeout or abort. What it leaves running in the background is tracked by :mod:`process_registry`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 from pi_app.agent.tool import AgentTool, AgentToolResult, OnUpdate, ToolError
 from pi_app.ai.abort import AbortSignal
 from pi_app.ai.types import TextContent
+from pi_app.tools import process_registry
 from pi_app.tools.common import req_str
 from pi_app.tools.options import ToolOptions
 from pi_app.tools.output import OutputAccumulator
@@ -47,37 +48,13 @@ def shell_env(bin_dir: str) -> dict[str, str]:
     return env
 
 
-def _group_alive(pgid: int) -> bool:
-    """True while any non-zombie process of the group exists."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    if not os.path.isdir("/proc"):
-        return True
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-            return True
-    return False
-
-
 async def kill_process_group(pgid: int) -> None:
     """SIGTERM the group, then SIGKILL whatever is still alive after the grace period."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signals.SIGTERM)
     deadline = time.monotonic() + KILL_GRACE_S
     while time.monotonic() < deadline:
-        if not _group_alive(pgid):
+        if not process_registry.group_alive(pgid):
             return
         await asyncio.sleep(0.05)
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -180,18 +157,28 @@ class BashTool(AgentTool):
             if updater is not None:
                 updater.dirty()
 
-        transport, proto = await loop.subprocess_exec(
-            lambda: _ShellProtocol(loop, on_data),
-            *argv,
-            command,
-            cwd=self.cwd,
-            env=shell_env(self.options.resolved_bin_dir()),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        env = shell_env(self.options.resolved_bin_dir())
+        # what the command leaves running in the background is ended when the app exits
+        marker = env[process_registry.MARKER] = process_registry.new_call(
+            self.options.keep_background_processes
         )
+        try:
+            transport, proto = await loop.subprocess_exec(
+                lambda: _ShellProtocol(loop, on_data),
+                *argv,
+                command,
+                cwd=self.cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except BaseException:
+            process_registry.finished(marker)
+            raise
         pid = transport.get_pid()
+        process_registry.set_group(marker, pid)
         stoppers: set[asyncio.Future[Any]] = set()
         abort_task = asyncio.ensure_future(signal.wait()) if signal is not None else None
         if abort_task is not None:
@@ -221,6 +208,7 @@ class BashTool(AgentTool):
                 with contextlib.suppress(BaseException):
                     await task
             transport.close()
+            process_registry.finished(marker)
         if outcome == "exited" and signal is not None and signal.aborted:
             outcome = "aborted"
         code = transport.get_returncode()

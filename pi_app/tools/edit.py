@@ -1,9 +1,11 @@
-"""The ``edit`` tool: several disjoint exact-text replacements in one file, written atomically."""
+"""The ``edit`` tool: several disjoint exact-text replacements in one file (written by fsutil.write_file)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import threading
 from typing import Any
 
 from pi_app.agent.tool import AgentTool, AgentToolResult, ToolError
@@ -18,7 +20,14 @@ from pi_app.tools.edit_diff import (
     restore_line_endings,
     strip_bom,
 )
-from pi_app.tools.fsutil import atomic_write, file_mutation_lock
+from pi_app.tools.fsutil import (
+    check_regular,
+    check_stop,
+    file_mutation_lock,
+    open_regular,
+    run_off_loop,
+    write_file,
+)
 from pi_app.tools.options import ToolOptions
 from pi_app.tools.paths import resolve_to_cwd
 
@@ -37,6 +46,30 @@ def parse_edits(params: dict[str, Any]) -> list[Replacement]:
             raise ToolError(f"Edit tool input is invalid. edits[{i}] must have string oldText and newText.")
         out.append(Replacement(e["oldText"], e["newText"]))
     return out
+
+
+def _read_for_edit(abs_path: str, shown: str, stop: threading.Event) -> bytes:
+    """The file's bytes (in a worker thread); pi's errors for a missing or unwritable file, and FIFOs,
+    sockets and devices refused before anything could block or stream forever."""
+    try:
+        st = os.stat(abs_path)
+        if not os.access(abs_path, os.R_OK | os.W_OK):
+            raise PermissionError(errno.EACCES, "Permission denied")
+    except OSError as exc:
+        raise ToolError(f"Could not edit file: {shown}. Error code: {error_code(exc)}.") from None
+    check_regular(st, abs_path)
+    parts: list[bytes] = []
+    try:
+        fd = open_regular(abs_path, shown=abs_path)
+        try:
+            while chunk := os.read(fd, 1 << 20):
+                check_stop(stop)
+                parts.append(chunk)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise node_error(exc, "read", None) from None
+    return b"".join(parts)
 
 
 class EditTool(AgentTool):
@@ -105,17 +138,7 @@ class EditTool(AgentTool):
         check_abort(signal)
         async with file_mutation_lock(abs_path):
             check_abort(signal)
-            try:
-                os.stat(abs_path)
-                if not os.access(abs_path, os.R_OK | os.W_OK):
-                    raise PermissionError(13, "Permission denied")
-            except OSError as exc:
-                raise ToolError(f"Could not edit file: {path}. Error code: {error_code(exc)}.") from None
-            try:
-                with open(abs_path, "rb") as fh:
-                    raw = fh.read()
-            except OSError as exc:
-                raise node_error(exc, "read", None) from None
+            raw = await run_off_loop(lambda stop: _read_for_edit(abs_path, path, stop), signal)
             check_abort(signal)
             # surrogateescape: bytes that are not UTF-8 survive the round trip untouched
             bom, text = strip_bom(raw.decode("utf-8", "surrogateescape"))
@@ -124,9 +147,11 @@ class EditTool(AgentTool):
             check_abort(signal)
             final = bom + restore_line_endings(new, ending)
             try:
-                atomic_write(abs_path, final.encode("utf-8", "surrogateescape"))
+                encoded = final.encode("utf-8", "surrogateescape")
             except UnicodeEncodeError:
-                atomic_write(abs_path, final.encode("utf-8", "replace"))
+                encoded = final.encode("utf-8", "replace")
+            try:
+                write_file(abs_path, encoded)
             except OSError as exc:
                 raise node_error(exc, "open", abs_path) from None
         diff, first_changed = generate_diff_string(base, new)

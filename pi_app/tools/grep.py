@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pi_app.agent.tool import AgentTool, AgentToolResult, ToolError
 from pi_app.ai.abort import AbortError, AbortSignal
 from pi_app.tools.common import check_abort, opt_bool, opt_int, opt_str, req_str
+from pi_app.tools.fsutil import NotRegularFileError, check_regular, open_regular
 from pi_app.tools.options import ToolOptions
 from pi_app.tools.paths import resolve_to_cwd
 from pi_app.tools.search import gitignore_spec, in_git_repo, locate_rg, walk_files
@@ -90,6 +91,7 @@ class GrepTool(AgentTool):
         check_abort(signal)
         if not os.path.exists(search_path):
             raise ToolError(f"Path not found: {search_path}")
+        check_regular(os.stat(search_path), search_path)  # a FIFO or device would block rg or never end
         is_dir = os.path.isdir(search_path)
 
         rg = locate_rg(self.options.rg_path)
@@ -186,10 +188,11 @@ class GrepTool(AgentTool):
                 if glob_spec is not None and not _glob_ok(glob_spec, file_path, path):
                     continue
                 try:
-                    with open(file_path, "rb") as fh:
-                        data = fh.read()
-                except OSError:
+                    fd = open_regular(file_path)  # FIFOs, sockets and devices in the tree are skipped
+                except (OSError, NotRegularFileError):
                     continue
+                with os.fdopen(fd, "rb") as fh:
+                    data = fh.read()
                 if b"\0" in data[:_BINARY_SNIFF]:
                     continue
                 for n, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):

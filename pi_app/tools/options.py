@@ -30,6 +30,9 @@ class ToolOptions:
     auto_resize_images: bool = True
     #: Prepended to PATH for bash (pi puts ``~/.pi/agent/bin`` there). None = derive from the environment.
     bin_dir: str | None = None
+    #: pi-python's ``bash.keepBackgroundProcesses``: let processes a command started in the background outlive
+    #: the app (by default they are ended when it exits).
+    keep_background_processes: bool = False
     #: Path to ``rg``; None = look next to the interpreter, then on PATH. "" = never use rg (pure Python).
     rg_path: str | None = None
 

@@ -2,18 +2,17 @@
 
 Bytes are decoded incrementally (invalid UTF-8 becomes U+FFFD), ANSI escape sequences and stray control
 characters are removed, and only a rolling tail of the text is kept for display. Once the output outgrows
-the limits, the raw bytes are also written to ``<tmpdir>/<prefix>-<16 hex>.log`` so nothing is lost.
+the limits, the raw bytes are also written to ``<tmpdir>/<prefix>-<16 hex>.log`` so nothing is lost
+(see :mod:`pi_app.tools.bash_logs` for its permissions and retention).
 """
 
 from __future__ import annotations
 
 import codecs
-import os
 import re
-import secrets
-import tempfile
 from typing import BinaryIO
 
+from pi_app.tools.bash_logs import create_log
 from pi_app.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, truncate_tail
 
 # CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings, charset selection, other two-byte escapes.
@@ -51,10 +50,6 @@ class AnsiStripper:
                 self._pending = text[i:]
                 text = text[:i]
         return strip_ansi(text)
-
-
-def temp_log_path(prefix: str) -> str:
-    return os.path.join(tempfile.gettempdir(), f"{prefix}-{secrets.token_hex(8)}.log")
 
 
 class OutputAccumulator:
@@ -141,8 +136,7 @@ class OutputAccumulator:
     def _ensure_file(self) -> None:
         if self.full_output_path is not None:
             return
-        self.full_output_path = temp_log_path(self._prefix)
-        self._file = open(self.full_output_path, "wb")  # noqa: SIM115 - lives as long as the command
+        self.full_output_path, self._file = create_log(self._prefix)  # 0600; removed at exit
         for chunk in self._raw_chunks:
             self._file.write(chunk)
         self._raw_chunks = []

@@ -5,17 +5,25 @@ from __future__ import annotations
 import base64
 import errno
 import os
+import stat
+import threading
+from dataclasses import dataclass
 from typing import Any
 
 from pi_app.agent.tool import AgentTool, AgentToolResult, ToolError
 from pi_app.ai.abort import AbortSignal
 from pi_app.ai.types import ImageContent, TextContent
 from pi_app.tools.common import check_abort, node_error, opt_int, req_str
+from pi_app.tools.fsutil import check_regular, check_stop, open_regular, run_off_loop
 from pi_app.tools.options import ToolOptions
 from pi_app.tools.paths import resolve_read_path
-from pi_app.tools.truncate import format_size, truncate_head, utf8_len
+from pi_app.tools.textscan import TextScan, TextScanner
+from pi_app.tools.truncate import format_size
 
 IMAGE_SNIFF_BYTES = 4100
+READ_CHUNK = 1 << 20
+#: Images are sent whole (nothing here can shrink them); past this size the file is refused, not loaded.
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
 NOT_RESIZED_NOTE = "[Image sent at its original size: no image library is available to resize it.]"
 
 
@@ -30,6 +38,85 @@ def sniff_image_mime(head: bytes) -> str | None:
     if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
     return None
+
+
+@dataclass
+class _Image:
+    mime: str
+    data: bytes
+
+
+def _read_full(fd: int, size: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < size:
+        chunk = os.read(fd, size - len(buf))
+        if not chunk:
+            break
+        buf += chunk
+    return bytes(buf)
+
+
+def _next_data(fd: int, pos: int) -> int:
+    """Where data resumes at or after ``pos`` (holes in sparse files read as zeros, so they are counted,
+    not read); ``pos`` itself when the file system cannot tell."""
+    try:
+        return os.lseek(fd, pos, os.SEEK_DATA)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # only a hole (or nothing) left up to the end of the file
+            return max(pos, os.fstat(fd).st_size)
+        return pos
+
+
+def _load(
+    abs_path: str, start: int, limit: int | None, max_lines: int, max_bytes: int, stop: threading.Event
+) -> _Image | TextScan:
+    """Open and read ``abs_path`` (in a worker thread): an image whole, text only as far as the limits.
+
+    Error texts follow pi (Node's ``access`` then ``read`` errors); FIFOs, sockets and devices are refused
+    before anything could block or stream forever."""
+    try:
+        st = os.stat(abs_path)
+        if not os.access(abs_path, os.R_OK):
+            raise PermissionError(errno.EACCES, "Permission denied")
+    except OSError as exc:
+        raise node_error(exc, "access", abs_path) from None
+    check_regular(st, abs_path)
+    if stat.S_ISDIR(st.st_mode):
+        raise node_error(IsADirectoryError(errno.EISDIR, "Is a directory"), "read", None)
+    try:
+        fd = open_regular(abs_path, shown=abs_path)
+    except OSError as exc:
+        raise node_error(exc, "read", None) from None
+    try:
+        head = _read_full(fd, IMAGE_SNIFF_BYTES)
+        mime = sniff_image_mime(head)
+        if mime is not None:
+            size = os.fstat(fd).st_size
+            if size > MAX_IMAGE_BYTES:
+                raise ToolError(
+                    f"Image file too large: {abs_path} ({format_size(size)}, "
+                    f"limit {format_size(MAX_IMAGE_BYTES)})"
+                )
+            rest = _read_full(fd, MAX_IMAGE_BYTES + 1 - len(head))
+            return _Image(mime, head + rest)
+        scanner = TextScanner(start, limit, max_lines, max_bytes)
+        scanner.feed(head)
+        pos = len(head)
+        while True:
+            check_stop(stop)
+            data_at = _next_data(fd, pos)
+            if data_at > pos:
+                scanner.feed_zeros(data_at - pos)
+                pos = data_at
+            chunk = os.pread(fd, READ_CHUNK, pos)
+            if not chunk:
+                return scanner.finish()
+            scanner.feed(chunk)
+            pos += len(chunk)
+    except OSError as exc:
+        raise node_error(exc, "read", None) from None
+    finally:
+        os.close(fd)
 
 
 class ReadTool(AgentTool):
@@ -67,47 +154,33 @@ class ReadTool(AgentTool):
         limit = opt_int(params, "limit")
         abs_path = resolve_read_path(path, self.cwd)
         check_abort(signal)
-        try:
-            os.stat(abs_path)
-            if not os.access(abs_path, os.R_OK):
-                raise PermissionError(errno.EACCES, "Permission denied")
-        except OSError as exc:
-            raise node_error(exc, "access", abs_path) from None
-        try:
-            with open(abs_path, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            raise node_error(exc, "read", None) from None
+        lim = self.options.limits_for("read")
+        start = max(0, offset - 1) if offset else 0
+        loaded = await run_off_loop(
+            lambda stop: _load(abs_path, start, limit, lim.max_lines, lim.max_bytes, stop), signal
+        )
         check_abort(signal)
-
-        mime = sniff_image_mime(data[:IMAGE_SNIFF_BYTES])
-        if mime is not None:
-            note = f"Read image file [{mime}]"
+        if isinstance(loaded, _Image):
+            note = f"Read image file [{loaded.mime}]"
             if self.options.auto_resize_images:
                 note += "\n" + NOT_RESIZED_NOTE
-            image = ImageContent(data=base64.b64encode(data).decode("ascii"), mimeType=mime)
+            image = ImageContent(data=base64.b64encode(loaded.data).decode("ascii"), mimeType=loaded.mime)
             return AgentToolResult(content=[TextContent(text=note), image])
-        return AgentToolResult(**self._read_text(path, data.decode("utf-8", "replace"), offset, limit))
+        return AgentToolResult(**self._read_text(path, loaded, offset, start, limit))
 
-    def _read_text(self, path: str, text: str, offset: int | None, limit: int | None) -> dict[str, Any]:
+    def _read_text(
+        self, path: str, scan: TextScan, offset: int | None, start: int, limit: int | None
+    ) -> dict[str, Any]:
         lim = self.options.limits_for("read")
-        lines = text.split("\n")
-        total = len(lines)
-        start = max(0, offset - 1) if offset else 0
+        total = scan.total_lines
         if start >= total:
             raise ToolError(f"Offset {offset} is beyond end of file ({total} lines total)")
-        user_limited: int | None = None
-        if limit is not None:
-            end = min(start + max(limit, 0), total)
-            selected = "\n".join(lines[start:end])
-            user_limited = end - start
-        else:
-            selected = "\n".join(lines[start:])
-        tr = truncate_head(selected, lim.max_lines, lim.max_bytes)
+        user_limited = min(start + max(limit, 0), total) - start if limit is not None else None
+        tr = scan.truncation(lim.max_lines, lim.max_bytes)
         first = start + 1
         details = None
         if tr.firstLineExceedsLimit:
-            size = format_size(utf8_len(lines[start]))
+            size = format_size(scan.first_line_bytes)
             out = (
                 f"[Line {first} is {size}, exceeds {format_size(lim.max_bytes)} limit. "
                 f"Use bash: sed -n '{first}p' {path} | head -c {lim.max_bytes}]"

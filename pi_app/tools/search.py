@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -15,6 +16,7 @@ if TYPE_CHECKING:  # imported where a walk needs it: ~9 ms that a run without fi
     import pathspec
 
 IGNORE_FILES = (".gitignore", ".ignore")
+_MAX_IGNORE_FILE = 4 * 1024 * 1024
 
 
 def locate_rg(configured: str | None = None) -> str | None:
@@ -94,9 +96,12 @@ def fd_glob_matcher(pattern: str) -> Callable[[str], bool]:
 def _load_ignores(directory: str) -> pathspec.PathSpec | None:
     lines: list[str] = []
     for name in IGNORE_FILES:
+        path = os.path.join(directory, name)
         try:
-            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as fh:
-                lines.extend(fh.read().splitlines())
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                continue  # a FIFO named .gitignore would block the walk forever
+            with open(path, "rb") as fh:
+                lines.extend(fh.read(_MAX_IGNORE_FILE).decode("utf-8", "replace").splitlines())
         except OSError:
             continue
     if not lines:

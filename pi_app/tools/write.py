@@ -1,4 +1,4 @@
-"""The ``write`` tool: create or overwrite a file atomically, creating parent directories."""
+"""The ``write`` tool: create or overwrite a file (see fsutil.write_file), creating parent directories."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from pi_app.agent.tool import AgentTool, AgentToolResult
 from pi_app.ai.abort import AbortSignal
 from pi_app.tools.common import check_abort, node_error, req_str
-from pi_app.tools.fsutil import atomic_write, file_mutation_lock
+from pi_app.tools.fsutil import file_mutation_lock, write_file
 from pi_app.tools.options import ToolOptions
 from pi_app.tools.paths import resolve_to_cwd
 
@@ -57,7 +57,7 @@ class WriteTool(AgentTool):
                 raise node_error(exc, "mkdir", parent) from None
             check_abort(signal)
             try:
-                atomic_write(abs_path, content.encode("utf-8", "replace"))
+                write_file(abs_path, content.encode("utf-8", "replace"))
             except OSError as exc:
                 raise node_error(exc, "open", abs_path) from None
         return AgentToolResult.text(f"Successfully wrote {js_length(content)} bytes to {path}")

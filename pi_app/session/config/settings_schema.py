@@ -61,6 +61,12 @@ class ToolsSettings(_Section):
     limits: dict[str, ToolLimitSettings] = Field(default_factory=dict)  # per tool name: read, bash, grep, ...
 
 
+class BashSettings(_Section):
+    """Ours: background processes a bash command starts are ended when pi exits unless this keeps them."""
+
+    keepBackgroundProcesses: bool = False
+
+
 class ImageSettings(_Section):
     autoResize: bool = True
     blockImages: bool = False
@@ -129,6 +135,7 @@ class Settings(_Section):
     terminal: TerminalSettings = Field(default_factory=TerminalSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    bash: BashSettings = Field(default_factory=BashSettings)
     shellPath: str | None = None
     shellCommandPrefix: str | None = None
     npmCommand: list[str] | None = None
