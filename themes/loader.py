@@ -161,6 +161,8 @@ def load_theme_file(path: Path, base: ThemeSpec | None) -> tuple[ThemeSpec | Non
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, [ThemeWarning(source, None, f"invalid JSON ({exc}); skipped")]
+    except RecursionError:
+        return None, [ThemeWarning(source, None, "invalid JSON (nested too deeply); skipped")]
     spec, warnings = parse_theme(data, source, base, fallback_name=path.stem)
     if spec is not None:
         spec.source_path = path

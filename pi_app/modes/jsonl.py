@@ -3,20 +3,23 @@
 Records are serialised without escaping non-ASCII text (like ``JSON.stringify``), so U+2028/U+2029 may
 appear raw inside a record; readers must split on ``b"\\n"`` only. Output goes to a binary stream and a
 reader that has gone away (``pi --mode json | head -1``) ends the output quietly instead of crashing.
+Every record is valid UTF-8 (a lone surrogate from undecodable file bytes is written as U+FFFD) and any
+nesting depth can be written (see :mod:`pi_app.session.jsontext`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from pi_app.session.jsontext import dumps_line
+
 
 def serialize_json_line(value: Any) -> bytes:
-    """One record: compact JSON, UTF-8, terminated by a single LF."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    """One record: compact JSON, valid UTF-8, terminated by a single LF."""
+    return dumps_line(value)
 
 
 class LineSplitter:
@@ -60,8 +63,16 @@ class JsonlWriter:
         self.on_closed = on_closed
         self.closed = False
 
-    def write(self, value: Any) -> None:
-        self.write_bytes(serialize_json_line(value))
+    def write(self, value: Any) -> bool:
+        """Write one record; False (with one line on stderr) when ``value`` cannot be encoded as JSON."""
+        try:
+            data = serialize_json_line(value)
+        except (TypeError, ValueError, RecursionError) as exc:
+            kind = value.get("type") if isinstance(value, dict) else type(value).__name__
+            print(f"Warning: could not encode a {kind} record as JSON: {exc}", file=sys.stderr)
+            return False
+        self.write_bytes(data)
+        return True
 
     def write_bytes(self, data: bytes) -> None:
         if self.closed:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pi_app.ai.types import THINKING_LEVELS, ImageContent, Model, dump
 from pi_app.modes.wire import wire_messages, wire_messages_json
+from pi_app.session.jsontext import RawJson, dumps
 from pi_app.session.session_events import compaction_result_json
 
 NO_DATA: Any = object()
@@ -103,19 +104,50 @@ def session_state(session: Any) -> dict[str, Any]:
     return state
 
 
+def _entry_data(node: Any) -> Any:
+    return node.entry.data if hasattr(node.entry, "data") else dict(node.entry)
+
+
 def tree_json(nodes: list[Any]) -> list[dict[str, Any]]:
-    """Session tree as ``[{entry, label?, children: [...]}]`` (iterative: trees can be very deep)."""
+    """Session tree as ``[{entry, children: [...], label?}]`` (iterative: trees can be very deep)."""
     roots: list[dict[str, Any]] = []
     stack: list[tuple[Any, list[dict[str, Any]]]] = [(n, roots) for n in reversed(nodes)]
     while stack:
         node, siblings = stack.pop()
-        entry = node.entry.data if hasattr(node.entry, "data") else dict(node.entry)
-        item: dict[str, Any] = {"entry": entry, "children": []}
+        item: dict[str, Any] = {"entry": _entry_data(node), "children": []}
         if node.label:
             item["label"] = node.label
         siblings.append(item)
         stack.extend((child, item["children"]) for child in reversed(node.children))
     return roots
+
+
+def tree_json_text(nodes: list[Any]) -> RawJson:
+    """The JSON text of :func:`tree_json`, built without recursion.
+
+    A linear session of N entries is a chain N levels deep; the stdlib encoder recurses per level (and
+    gives up near 1000), the generic iterative fallback is slow, so each entry is encoded on its own and
+    the nesting is written here.
+    """
+    parts: list[str] = ["["]
+    work: list[Any] = ["]"]
+
+    def push_children(children: list[Any]) -> None:
+        for i, child in enumerate(reversed(children)):
+            if i:
+                work.append(",")
+            work.append(child)
+
+    push_children(nodes)
+    while work:
+        item = work.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        parts.append('{"entry":' + dumps(_entry_data(item)) + ',"children":[')
+        work.append("]" + (',"label":' + dumps(item.label) if item.label else "") + "}")
+        push_children(item.children)
+    return RawJson("".join(parts))
 
 
 # ---------------------------------------------------------------------------------------- handlers
@@ -424,7 +456,7 @@ async def _get_commands(session: Any, cmd: dict[str, Any]) -> Any:
 
 async def _get_tree(session: Any, cmd: dict[str, Any]) -> Any:
     manager = session.session_manager
-    return {"tree": tree_json(manager.get_tree()), "leafId": manager.leaf_id}
+    return {"tree": tree_json_text(manager.get_tree()), "leafId": manager.leaf_id}
 
 
 async def _navigate_tree(session: Any, cmd: dict[str, Any]) -> Any:

@@ -52,8 +52,9 @@ class RpcServer:
         self._unsubscribe = session.subscribe(self._on_event)
 
     # ------------------------------------------------------------------ output
-    def output(self, obj: Any) -> None:
-        self.writer.write(obj)
+    def output(self, obj: Any) -> bool:
+        """Write one record; False when it could not be encoded (the writer said so on stderr)."""
+        return self.writer.write(obj) is not False
 
     def _on_event(self, event: Any) -> None:
         data = event_json(event)
@@ -103,7 +104,8 @@ class RpcServer:
         # Setters emit their events (thinking_level_changed, session_info_changed) from a task; pi emits
         # them synchronously, so they come before the response. Let those tasks run first.
         await asyncio.sleep(0)
-        self.output(success_response(request_id, name, data))
+        if not self.output(success_response(request_id, name, data)):
+            self.output(error_response(request_id, name, "Failed to encode the response as JSON"))
 
     def _prompt(self, command: dict[str, Any]) -> None:
         request_id = command.get("id")

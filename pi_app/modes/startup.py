@@ -36,13 +36,13 @@ def load_config(cwd: str) -> Config:
     from pi_app.session.config import agent_dir as config_agent_dir
 
     adir = str(config_agent_dir())
+    if os.path.exists(adir) and not os.path.isdir(adir):
+        raise StartupError(f"PI_CODING_AGENT_DIR is not a directory: {adir}")
     settings = SettingsManager.create(cwd, adir)
     auth = AuthStorage.create(Path(adir) / "auth.json")
     registry = ModelRegistry(auth, Path(adir) / "models.json")
-    cfg = Config(cwd, adir, settings, auth, registry)
-    if registry.error:
-        cfg.warnings.append(f"Warning: {registry.error}")
-    return cfg
+    # registry.error is reported once, with the session's warnings (or by --list-models)
+    return Config(cwd, adir, settings, auth, registry)
 
 
 def no_model_message(agent_dir: str) -> str:
@@ -182,6 +182,17 @@ async def create_session(args: CliArgs, cfg: Config, manager: Any) -> Any:
         )
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
+    except OSError as exc:
+        if manager is not None:
+            raise StartupError(f"Cannot open session: {exc}") from exc
+        # the default sessions dir cannot be created (read-only, or a file in the way): run unsaved
+        from pi_app.session.store import SessionManager
+
+        print(
+            f"Warning: cannot save sessions ({exc.strerror or exc}: {exc.filename}); this session will not be saved",
+            file=sys.stderr,
+        )
+        return await create_session(args, cfg, SessionManager.in_memory(cfg.cwd))
     if args.name and args.name.strip():
         session.set_session_name(args.name.strip())
     return session
@@ -211,7 +222,7 @@ async def run(args: CliArgs, *, interactive: bool) -> int | Callable[[], Any]:
     if args.list_models:
         from pi_app.modes.list_models import format_model_table
 
-        _flush_warnings(warn)
+        _flush_warnings([*warn, *([cfg.registry.error] if cfg.registry.error else [])])
         sys.stdout.write(format_model_table(cfg.registry.get_available(), args.list_models_search))
         return 0
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from pi_app.ai.env_keys import get_env_api_key
 from pi_app.session.config import paths
-from pi_app.session.config.jsonfile import atomic_write_text, dumps, locked, read_text
+from pi_app.session.config.jsonfile import atomic_write_text, dumps, loads, locked, read_text
 from pi_app.session.config.values import resolve_config_value
 
 AUTH_FILE_MODE = 0o600
@@ -93,26 +93,28 @@ class AuthStorage:
         """Raises ValueError with a clear message when the text is not a JSON object."""
         if text is None or not text.strip():
             return {}
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"{self._source}: invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-            ) from exc
+        data = loads(text, self._source)
         if not isinstance(data, dict):
             raise ValueError(f"{self._source}: expected a JSON object at the top level")
         return data
 
     def reload(self) -> None:
+        """Re-read the file. One that cannot be used (not UTF-8, not JSON, unreadable) is never written
+        and leaves the credentials loaded before in effect, as pi keeps them."""
         try:
             text = self._memory if self.path is None else read_text(self.path)
-            self._data = self._parse(text)
-            self._load_error = None
+            data = self._parse(text)
         except (ValueError, OSError) as exc:
-            self._load_error = str(exc)
-            self.warnings.append(f"{exc}; stored credentials are ignored and the file will not be changed")
-            self._data = {}
+            if isinstance(exc, OSError):
+                reason = f"{self._source}: cannot read ({exc.strerror or exc})"
+            else:
+                reason = str(exc)
+            self._load_error = reason
+            kept = "keeping the credentials loaded before" if self._data else "stored credentials are ignored"
+            self.warnings.append(f"{reason}; {kept} and the file will not be changed")
             return
+        self._data = data
+        self._load_error = None
         for provider, cred in self._data.items():
             if problem := validate_credential(provider, cred):
                 self.warnings.append(f"{self._source}: ignoring {problem}")

@@ -1,4 +1,9 @@
-"""Small file helpers shared by the config stores: advisory locks and atomic JSON writes."""
+"""Small file helpers shared by the config stores: reading JSON safely, advisory locks, atomic writes.
+
+Reading never raises anything but :class:`ConfigFileError` (for content: not UTF-8, not JSON, nested too
+deeply) and OSError (for access), and the error text always names the file, so each caller can turn a bad
+file into one warning line and go on without it.
+"""
 
 from __future__ import annotations
 
@@ -26,12 +31,46 @@ def locked(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def read_text(path: Path) -> str | None:
-    """File contents, or None when it does not exist."""
+class ConfigFileError(ValueError):
+    """A config file whose content cannot be used; ``str()`` is one line naming the file."""
+
+
+def decode_utf8(data: bytes, source: str) -> str:
+    """``data`` as UTF-8; ConfigFileError naming ``source``, the byte and its offset otherwise."""
     try:
-        return path.read_text(encoding="utf-8")
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = data[exc.start]
+        raise ConfigFileError(
+            f"{source}: not valid UTF-8 (byte 0x{byte:02x} at offset {exc.start})"
+        ) from None
+
+
+def read_text(path: Path) -> str | None:
+    """File contents, or None when it does not exist. Raises ConfigFileError when it is not UTF-8."""
+    try:
+        data = path.read_bytes()
     except FileNotFoundError:
         return None
+    return decode_utf8(data, str(path))
+
+
+def loads(text: str, source: str) -> Any:
+    """``json.loads`` with errors as ConfigFileError naming ``source`` (position, or too deep nesting)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigFileError(
+            f"{source}: invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise ConfigFileError(f"{source}: invalid JSON (nested too deeply)") from None
+
+
+def load_json_file(path: Path) -> Any:
+    """The parsed file, or None when it does not exist. Raises ConfigFileError or OSError."""
+    text = read_text(path)
+    return None if text is None else loads(text, str(path))
 
 
 def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:

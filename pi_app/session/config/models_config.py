@@ -218,6 +218,8 @@ def parse_models_config(text: str, source: str) -> CustomModels:
         return CustomModels(
             error=f"Failed to parse models.json: {exc.msg} at line {exc.lineno} column {exc.colno}\n\nFile: {source}"
         )
+    except RecursionError:
+        return CustomModels(error=f"Failed to parse models.json: nested too deeply\n\nFile: {source}")
     try:
         config = ModelsConfig.model_validate(data)
     except ValidationError as exc:
@@ -246,11 +248,16 @@ def parse_models_config(text: str, source: str) -> CustomModels:
 def load_models_config(path: Path) -> CustomModels:
     """Read ``path``; a missing file is simply "no custom models"."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return CustomModels()
     except OSError as exc:
         return CustomModels(error=f"Failed to load models.json: {exc.strerror or exc}\n\nFile: {path}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        return CustomModels(error=f"Failed to parse models.json: not valid UTF-8 ({bad})\n\nFile: {path}")
     if not text.strip():
         return CustomModels()
     return parse_models_config(text, str(path))

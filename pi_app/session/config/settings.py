@@ -1,7 +1,9 @@
 """settings.json: global (``<agentDir>/settings.json``) and project (``<cwd>/.pi/settings.json``).
 
-Loading never fails: invalid JSON or a wrongly typed key becomes a warning naming the file and key, and
-that key falls back to the other file's value or pi's default. Files are never rewritten just because they
+Loading never fails: a wrongly typed or out-of-range key becomes a warning naming the file and key path,
+and only that key falls back to the other file's value or pi's default. A file that cannot be used at all
+(not UTF-8, not JSON, nested too deeply, unreadable) is one warning; its last good values stay in effect
+(defaults on the first load), as pi keeps them. Files are never rewritten just because they
 were read. A setter changes one key: under a lock the file is re-read, only the keys changed in this
 process are replaced, and the result is written atomically, so unknown keys, hand edits and other
 processes' changes survive. A file that could not be parsed is never written.
@@ -19,10 +21,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pi_app.session.config import paths
-from pi_app.session.config.jsonfile import atomic_write_text, dumps, locked, read_text
+from pi_app.session.config.jsonfile import ConfigFileError, atomic_write_text, dumps, loads, locked, read_text
 from pi_app.session.config.settings_schema import DEFAULT_THINKING_LEVEL, Settings, section_model
 
 Scope = Literal["global", "project"]
+
+# pi's numbers are JavaScript numbers: an integer beyond this is not exact there (and means nothing here)
+MAX_SAFE_INTEGER = 2**53 - 1
 
 
 # ---------------------------------------------------------------- pure helpers
@@ -64,10 +69,20 @@ def _adapter(model: type[BaseModel], key: str) -> TypeAdapter[Any]:
     return TypeAdapter(model.model_fields[key].annotation)
 
 
+def _normalize(value: Any) -> Any:
+    """16384.0 is a fine integer (JSON has one number type); anything else is kept as it is."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
+        return int(value)
+    return value
+
+
 def _check_value(model: type[BaseModel], key: str, value: Any) -> str | None:
     """None if ``value`` is valid for ``model.key`` (strictly: "3" is not a number), else the reason."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # 16384.0 is a fine integer
+    value = _normalize(value)
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return "not a finite number"
+    if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
+        return f"out of range (at most {MAX_SAFE_INTEGER})"
     try:
         _adapter(model, key).validate_python(value, strict=True)
     except ValidationError as exc:
@@ -98,13 +113,31 @@ def sanitize(
             continue  # JSON null means "unset"
         reason = _check_value(model, key, value)
         if reason is None:
-            clean[key] = value
+            clean[key] = _normalize(value)
         else:
-            shown = json.dumps(value, ensure_ascii=False)
-            if len(shown) > 60:
-                shown = shown[:57] + "..."
-            warnings.append(f'{source}: ignoring setting "{dotted}" = {shown}: {reason}')
+            warnings.append(f'{source}: ignoring setting "{dotted}" = {_shown(value)}: {reason}')
     return clean, warnings
+
+
+def _shown(value: Any) -> str:
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        shown = "[...]" if isinstance(value, list) else "{...}"
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def _drop_path(data: dict[str, Any], loc: list[str]) -> None:
+    """Remove ``data[loc[0]][loc[1]]...`` (the whole top-level key when the path goes through a list)."""
+    target: Any = data
+    for i, key in enumerate(loc):
+        if not isinstance(target, dict) or key not in target:
+            data.pop(loc[0], None)
+            return
+        if i == len(loc) - 1:
+            del target[key]
+            return
+        target = target[key]
 
 
 def _nested_section(model: type[BaseModel], key: str) -> type[BaseModel] | None:
@@ -116,17 +149,19 @@ def _nested_section(model: type[BaseModel], key: str) -> type[BaseModel] | None:
 
 
 def parse_settings_text(text: str | None, source: str) -> tuple[dict[str, Any], list[str], str | None]:
-    """(clean settings, warnings, fatal error) for one file's text; None text means "no file"."""
+    """(clean settings, warnings, fatal error) for one file's text; None text means "no file".
+
+    A fatal error (the file cannot be used at all) is returned, not added to the warnings: the caller
+    says what happens instead (defaults, or the values loaded before).
+    """
     if text is None or not text.strip():
         return {}, [], None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        err = f"{source}: invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); using defaults"
-        return {}, [err], err
+        data = loads(text, source)
+    except ConfigFileError as exc:
+        return {}, [], str(exc)
     if not isinstance(data, dict):
-        err = f"{source}: expected a JSON object at the top level, got {type(data).__name__}; using defaults"
-        return {}, [err], err
+        return {}, [], f"{source}: expected a JSON object at the top level, got {type(data).__name__}"
     clean, warnings = sanitize(migrate_settings(data), source)
     return clean, warnings, None
 
@@ -140,6 +175,7 @@ class _ScopeState:
         # field -> nested keys changed (None: the whole value changed)
         self.modified: dict[str, set[str] | None] = {}
         self.memory_text: str | None = None  # backing store when path is None
+        self.loaded = False  # data came from a successful load (kept when a later load fails)
 
 
 class SettingsManager:
@@ -182,17 +218,26 @@ class SettingsManager:
         return str(path) if path is not None else f"<{scope} settings>"
 
     def reload(self) -> None:
-        """Re-read both files (warnings are appended to ``self.warnings``)."""
+        """Re-read both files (warnings are appended to ``self.warnings``).
+
+        A file that cannot be used leaves its scope as it was: the last good values (pi's behaviour), or
+        nothing on the first load. It is never written while it stays unusable.
+        """
         for scope in ("global", "project"):
             state = self._scopes[scope]
+            warnings: list[str] = []
             try:
-                text = self._read(scope)
+                data, warnings, err = parse_settings_text(self._read(scope), self._source(scope))
+            except ConfigFileError as exc:
+                err = str(exc)
             except OSError as exc:
-                text, err = None, f"{self._source(scope)}: cannot read ({exc.strerror}); using defaults"
-                self.warnings.append(err)
-                state.data, state.load_error = {}, err
+                err = f"{self._source(scope)}: cannot read ({exc.strerror or exc})"
+            if err is not None:
+                state.load_error = err
+                kept = "keeping the settings loaded before" if state.loaded else "using defaults"
+                self.warnings.append(f"{err}; {kept}")
                 continue
-            state.data, warnings, state.load_error = parse_settings_text(text, self._source(scope))
+            state.data, state.load_error, state.loaded = data, None, True
             state.modified.clear()
             self.warnings.extend(warnings)
         self._recompute()
@@ -200,11 +245,21 @@ class SettingsManager:
     def _recompute(self) -> None:
         merged = deep_merge(self._scopes["global"].data, self._scopes["project"].data)
         merged = deep_merge(merged, self._overrides)
-        try:
-            self._settings = Settings.model_validate(merged)
-        except ValidationError as exc:  # cannot happen after sanitize; never let settings break startup
-            self.warnings.append(f"settings: {exc.errors()[0]['msg']}; using defaults")
-            self._settings = Settings()
+        self._settings = self._validated(merged)
+
+    def _validated(self, merged: dict[str, Any]) -> Settings:
+        """Settings from the merged values; a value that still fails (sanitize should have caught it) is
+        dropped by its key path, never the whole lot."""
+        for _ in range(50):
+            try:
+                return Settings.model_validate(merged)
+            except ValidationError as exc:
+                merged = copy.deepcopy(merged)
+                for error in exc.errors():
+                    loc = [str(p) for p in error.get("loc", ())]
+                    self.warnings.append(f'settings: ignoring "{".".join(loc)}": {error["msg"]}')
+                    _drop_path(merged, loc)
+        return Settings()
 
     def drain_warnings(self) -> list[str]:
         out, self.warnings = self.warnings, []
@@ -282,15 +337,17 @@ class SettingsManager:
                 if merged is not None:
                     atomic_write_text(state.path, merged)
             state.modified.clear()
+        except ConfigFileError as exc:
+            self.warnings.append(f"not saving settings: {exc}")
         except OSError as exc:
             self.warnings.append(f"{state.path}: could not save settings ({exc.strerror or exc})")
 
     def _merge_into(self, state: _ScopeState, text: str | None, source: str) -> str | None:
         """The file's current JSON with this process's modified keys applied; None if it is unparsable."""
         try:
-            current = json.loads(text) if text and text.strip() else {}
-        except json.JSONDecodeError as exc:
-            self.warnings.append(f"{source}: not saving settings, the file is not valid JSON ({exc.msg})")
+            current = loads(text, source) if text and text.strip() else {}
+        except ConfigFileError as exc:
+            self.warnings.append(f"not saving settings: {exc}")
             return None
         if not isinstance(current, dict):
             self.warnings.append(f"{source}: not saving settings, the file is not a JSON object")

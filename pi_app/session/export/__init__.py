@@ -12,6 +12,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..jsontext import encode_utf8
 from ..store.jsonl import load_session_file
 from ..store.record import EntryRecord
 from .page import build_page, compute_stats, script_json
@@ -87,8 +88,9 @@ def export_session_html(
         tools=[_tool_info(t) for t in tools] if tools else None,
     )
     target = out_path or default_export_path(session_file)
-    with open(target, "w", encoding="utf-8") as fh:
-        fh.write(html)
+    # undecodable bytes kept as lone surrogates (an edited file with byte 0xff) show as U+FFFD
+    with open(target, "wb") as fh:
+        fh.write(encode_utf8(html))
     return target
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsontext import dumps
 from ..store.context import index_entries, path_to_root
 from .assets import CSS, JS
 from .render import Entry, esc, render_entry, tool_results_by_call
@@ -147,7 +147,7 @@ def render_system_and_tools(system_prompt: str | None, tools: Sequence[Mapping[s
 
 def script_json(data: Any) -> str:
     """JSON safe inside a <script> element: no "</" (script end) and no "<!--"."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = dumps(data)
     return (
         text.replace("<!--", "\\u003c!--")
         .replace("</", "<\\/")

@@ -20,11 +20,21 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
+from ..jsontext import dumps
+
 Entry = dict[str, Any]
 
 _MIME_RE = re.compile(r"^image/[a-z0-9.+-]+$")
 _B64_RE = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 _FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def _pretty(value: Any) -> str:
+    """Indented JSON for tool arguments; compact when too deep to indent (hostile input)."""
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False)
+    except RecursionError:
+        return dumps(value)
 
 
 def esc(value: Any) -> str:
@@ -212,9 +222,7 @@ def render_tool_call(call: Mapping[str, Any], result: Mapping[str, Any] | None) 
             parts.append(_expandable(text.strip(), 10))
     else:
         header("")
-        parts.append(
-            f'<div class="tool-args"><pre>{esc(json.dumps(args, indent=2, ensure_ascii=False))}</pre></div>'
-        )
+        parts.append(f'<div class="tool-args"><pre>{esc(_pretty(args))}</pre></div>')
         parts.append(images)
         if text:
             parts.append(_expandable(text, 10))
@@ -292,9 +300,7 @@ def render_entry(entry: Entry, tool_results: Mapping[str, Mapping[str, Any]]) ->
 
 
 def _custom(eid: str, ts: str, custom_type: str, content: Any) -> str:
-    text = (
-        content if isinstance(content, str) else text_of(content) or json.dumps(content, ensure_ascii=False)
-    )
+    text = content if isinstance(content, str) else text_of(content) or dumps(content)
     return (
         f'<div class="custom-message" id="entry-{eid}">{ts}<div class="custom-type">[{esc(custom_type)}]</div>'
         f'<div class="markdown-content">{markdown(text)}</div></div>'

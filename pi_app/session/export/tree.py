@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsontext import dumps
 from ..store.context import build_tree, labels_of
 from .render import Entry, esc, shorten_path, text_of
 
@@ -71,7 +71,7 @@ def tool_call_summary(name: str, args: Mapping[str, Any]) -> str:
         return f"[find: {args.get('pattern', '')} in {path or '.'}]"
     if name == "ls":
         return f"[ls: {path or '.'}]"
-    raw = json.dumps(dict(args), ensure_ascii=False)
+    raw = dumps(dict(args))
     return f"[{name}: {raw[:40]}{'...' if len(raw) > 40 else ''}]"
 
 

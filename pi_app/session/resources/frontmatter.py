@@ -7,6 +7,7 @@ indented ``- item`` lists or nested ``k: v`` maps. Anything else is reported, ne
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -75,3 +76,17 @@ def parse_frontmatter(text: str) -> Frontmatter:
         current = key.strip()
         fm.data[current] = _scalar(value) if value.strip() else None
     return fm
+
+
+def read_markdown(path: Path, warnings: list[str]) -> str:
+    """A skill or template file as text. Bytes that are not UTF-8 become U+FFFD (as pi reads them) and
+    give one warning naming the file, so one bad byte never stops startup. Raises OSError."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        warnings.append(
+            f"{path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "undecodable bytes read as U+FFFD"
+        )
+        return data.decode("utf-8", errors="replace")

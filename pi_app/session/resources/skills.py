@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_app.session.resources.frontmatter import parse_frontmatter
+from pi_app.session.resources.frontmatter import parse_frontmatter, read_markdown
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_NAME = 64
@@ -36,53 +37,84 @@ def _ignored_names(directory: Path) -> set[str]:
     names: set[str] = set()
     for fname in (".gitignore", ".ignore", ".fdignore"):
         try:
-            for line in (directory / fname).read_text(encoding="utf-8").splitlines():
-                line = line.strip().strip("/")
-                if line and not line.startswith("#") and "*" not in line and "/" not in line:
-                    names.add(line)
+            text = (directory / fname).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
+        for line in text.splitlines():
+            line = line.strip().strip("/")
+            if line and not line.startswith("#") and "*" not in line and "/" not in line:
+                names.add(line)
     return names
 
 
+def _dir_key(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a directory (following symlinks), None when it cannot be read."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _sorted_children(directory: Path) -> list[Path]:
+    try:
+        return sorted(directory.iterdir())
+    except OSError:
+        return []
+
+
+def _walkable(child: Path, ignored: Collection[str] = ()) -> bool:
+    try:
+        is_dir = child.is_dir()
+    except OSError:
+        return False
+    return (
+        is_dir
+        and not child.name.startswith(".")
+        and child.name not in _SKIP_DIRS
+        and child.name not in ignored
+    )
+
+
 def _candidate_files(root: Path) -> list[Path]:
+    """``*.md`` directly in ``root``, then ``SKILL.md`` found depth first below it (a directory holding one
+    is not searched further). Directories are visited once by (device, inode), so symlink loops end."""
     out: list[Path] = []
-    if not root.is_dir():
+    root_key = _dir_key(root)
+    if root_key is None or not root.is_dir():
         return out
-    for entry in sorted(root.iterdir()):
-        if entry.is_file() and entry.suffix == ".md":
-            out.append(entry)
-
-    def walk(directory: Path) -> None:
-        skill_md = directory / "SKILL.md"
-        if skill_md.is_file():
-            out.append(skill_md)
-            return
-        ignored = _ignored_names(directory)
+    children = _sorted_children(root)
+    for entry in children:
         try:
-            children = sorted(directory.iterdir())
+            if entry.is_file() and entry.suffix == ".md":
+                out.append(entry)
         except OSError:
-            return
-        for child in children:
-            if (
-                child.is_dir()
-                and not child.name.startswith(".")
-                and child.name not in _SKIP_DIRS
-                and child.name not in ignored
-            ):
-                walk(child)
-
-    for child in sorted(root.iterdir()):
-        if child.is_dir() and not child.name.startswith(".") and child.name not in _SKIP_DIRS:
-            walk(child)
+            continue
+    visited: set[tuple[int, int]] = {root_key}
+    stack = [c for c in reversed(children) if _walkable(c)]
+    while stack:
+        directory = stack.pop()
+        key = _dir_key(directory)
+        if key is None or key in visited:
+            continue
+        visited.add(key)
+        skill_md = directory / "SKILL.md"
+        try:
+            if skill_md.is_file():
+                out.append(skill_md)
+                continue
+        except OSError:
+            continue
+        ignored = _ignored_names(directory)
+        stack.extend(c for c in reversed(_sorted_children(directory)) if _walkable(c, ignored))
     return out
 
 
 def _load_skill(path: Path, source: str, warnings: list[str]) -> Skill | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_markdown(path, warnings)
     except OSError as exc:
-        warnings.append(f"{path}: cannot read skill: {exc}")
+        warnings.append(f"{path}: cannot read skill: {exc.strerror or exc}")
         return None
     fm = parse_frontmatter(text)
     for err in fm.errors:
@@ -201,7 +233,7 @@ def expand_skill_command(text: str, skills: list[Skill]) -> str | None:
     if skill is None:
         return None
     try:
-        body = parse_frontmatter(Path(skill.file_path).read_text(encoding="utf-8")).body.strip()
+        body = parse_frontmatter(read_markdown(Path(skill.file_path), [])).body.strip()
     except OSError:
         return None
     block = (

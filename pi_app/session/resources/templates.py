@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_app.session.resources.frontmatter import parse_frontmatter
+from pi_app.session.resources.frontmatter import parse_frontmatter, read_markdown
 
 
 @dataclass
@@ -74,9 +74,9 @@ def substitute_args(content: str, args: list[str]) -> str:
 
 def _load_file(path: Path, source: str, warnings: list[str]) -> PromptTemplate | None:
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = read_markdown(path, warnings)
     except OSError as exc:
-        warnings.append(f"{path}: cannot read prompt template: {exc}")
+        warnings.append(f"{path}: cannot read prompt template: {exc.strerror or exc}")
         return None
     fm = parse_frontmatter(raw)
     for err in fm.errors:
