@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 from pi_app.ai.types import Model, dump
 
 CompactionReason = Literal["manual", "threshold", "overflow"]
+ModelSelectSource = Literal["set", "cycle", "restore"]
 
 
 def compaction_result_json(result: Any) -> dict[str, Any] | None:
@@ -130,7 +131,7 @@ class ModelSelectEvent:
     type: ClassVar[str] = "model_select"
     model: Model
     previous_model: Model | None
-    source: Literal["set", "cycle", "restore"]
+    source: ModelSelectSource
 
     def to_json(self) -> dict[str, Any]:
         return {
