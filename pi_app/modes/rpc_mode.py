@@ -20,6 +20,7 @@ from typing import Any
 from pi_app.modes.jsonl import JsonlWriter, LineSplitter
 from pi_app.modes.rpc_commands import HANDLERS, NO_DATA, RpcError, parse_images
 from pi_app.modes.wire import event_json
+from pi_app.session.session_events import SessionEvent
 
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
@@ -55,7 +56,7 @@ class RpcServer:
     def output(self, obj: Any) -> None:
         self.writer.write(obj)
 
-    def _on_event(self, event: Any) -> None:
+    async def _on_event(self, event: SessionEvent) -> None:
         data = event_json(event)
         if data is not None:
             self.output(data)

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from pi_app.agent import Agent
+from pi_app.agent import Agent, AgentEvent, MessageEndEvent, MessageStartEvent
 from pi_app.ai.abort import AbortController, AbortError, race_abort
 from pi_app.ai.stream import StreamFn
 from pi_app.ai.text import text_of
@@ -40,7 +40,12 @@ from pi_app.session.resources.templates import PromptTemplate, expand_prompt_tem
 from pi_app.session.results import CloneResult, ForkResult, NavigateResult
 from pi_app.session.retry import RETRY_CANCELLED, is_retryable_error, retry_delay_ms
 from pi_app.session.run_state import RunState
-from pi_app.session.session_events import AutoRetryEndEvent, AutoRetryStartEvent, SessionInfoChangedEvent
+from pi_app.session.session_events import (
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
+    SessionEvent,
+    SessionInfoChangedEvent,
+)
 from pi_app.session.stats import SessionStats, compute_context_usage, compute_stats
 from pi_app.session.store import SessionManager
 from pi_app.session.user_bash import BashResult, UserShell
@@ -235,26 +240,26 @@ class AgentSession:
 
     # ================================================================== events
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """``listener(event)``, sync or async; awaited in subscription order. Returns an unsubscriber."""
+        """``await listener(event)`` for every SessionEvent, in subscription order. Returns an unsubscriber."""
         return self._events.subscribe(listener)
 
-    async def _emit(self, event: Any) -> None:
+    async def _emit(self, event: SessionEvent) -> None:
         await self._events.emit(event)
 
     async def _emit_queue_update(self) -> None:
         await self._emit(self._queue.update_event())
 
-    async def _on_agent_event(self, event: Any) -> None:
-        kind = event.type
-        if kind == "message_start" and getattr(event.message, "role", None) == "user":
-            self._compactor.reset_overflow_guard()
-            if self._queue.take(text_of(event.message.content)):
-                await self._emit_queue_update()
-        elif kind == "message_end":
-            self._persist(event.message)
+    async def _on_agent_event(self, event: AgentEvent) -> None:
+        match event:
+            case MessageStartEvent(message=UserMessage() as user):
+                self._compactor.reset_overflow_guard()
+                if self._queue.take(text_of(user.content)):
+                    await self._emit_queue_update()
+            case MessageEndEvent():
+                self._persist(event.message)
         await self._emit(event)
-        if kind == "message_end" and getattr(event.message, "role", None) == "assistant":
-            if event.message.stopReason != "error":
+        match event:
+            case MessageEndEvent(message=AssistantMessage() as answer) if answer.stopReason != "error":
                 self._compactor.reset_overflow_guard()
                 if self._run.retry_attempt > 0:
                     await self._emit(AutoRetryEndEvent(True, self._run.take_retry_attempt()))

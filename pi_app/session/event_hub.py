@@ -1,17 +1,18 @@
-"""The session's listener list: subscribe, emit in subscription order, schedule from synchronous code."""
+"""The session's listeners: subscribe, emit (each listener awaited in subscription order), and schedule an
+emit from synchronous code."""
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+
+from pi_app.session.session_events import SessionEvent
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[Any], Any]
-Emit = Callable[[Any], Awaitable[None]]
+Listener = Callable[[SessionEvent], Awaitable[None]]
+Emit = Callable[[SessionEvent], Awaitable[None]]
 
 
 class EventHub:
@@ -30,16 +31,14 @@ class EventHub:
 
         return unsubscribe
 
-    async def emit(self, event: Any) -> None:
+    async def emit(self, event: SessionEvent) -> None:
         for listener in list(self._listeners):
             try:
-                result = listener(event)
-                if inspect.isawaitable(result):
-                    await result
+                await listener(event)
             except Exception:  # a broken UI listener must not take the run (or the file) down with it
-                log.exception("session listener failed on %s", getattr(event, "type", event))
+                log.exception("session listener failed on %s", event.type)
 
-    def schedule(self, event: Any) -> None:
+    def schedule(self, event: SessionEvent) -> None:
         """Emit from synchronous setters: now if no loop runs, else as a task (listeners may be async)."""
         try:
             loop = asyncio.get_running_loop()

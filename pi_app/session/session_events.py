@@ -1,4 +1,5 @@
-"""Events AgentSession adds on top of the agent's events (pi 0.73's ``AgentSessionEvent``).
+"""Events AgentSession adds on top of the agent's events; with them, pi 0.73's ``AgentSessionEvent``
+(:data:`SessionEvent`, the one type a session listener receives).
 
 ``to_json()`` gives the wire shape json/rpc modes print. ``ModelSelectEvent`` mirrors pi's extension event
 ``model_select``; pi's json stream has no model event, so it is not in ``WIRE_EVENT_TYPES`` and the json
@@ -10,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from pi_app.agent.events import AgentEvent
 from pi_app.ai.types import Model, dump
 
 CompactionReason = Literal["manual", "threshold", "overflow"]
@@ -142,7 +144,8 @@ class ModelSelectEvent:
         }
 
 
-SessionEvent = (
+# The events AgentSession adds (pi's AgentSessionEvent minus the agent's own).
+SessionOnlyEvent = (
     CompactionStartEvent
     | CompactionEndEvent
     | AutoRetryStartEvent
@@ -152,6 +155,9 @@ SessionEvent = (
     | ThinkingLevelChangedEvent
     | ModelSelectEvent
 )
+
+# Everything a session listener receives: the agent's events and the session's own.
+SessionEvent = AgentEvent | SessionOnlyEvent
 
 # Event types pi 0.73 prints in --mode json / rpc (agent events plus the session events above).
 WIRE_EVENT_TYPES = frozenset(
