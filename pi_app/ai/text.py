@@ -18,7 +18,7 @@ def _block_text(block: Any) -> str | None:
     return None
 
 
-def text_of(content: str | Iterable[Any] | None, joiner: str = "", limit: int | None = None) -> str:
+def text_of(content: str | Iterable[Any] | None, joiner: str = "", *, limit: int | None = None) -> str:
     """The text blocks of a message content (a string, or a list of blocks as models or dicts), joined with
     ``joiner``. With ``limit``, stops collecting once that many characters are in and cuts there."""
     if isinstance(content, str):
