@@ -15,7 +15,8 @@ from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
-from pi_app.ai.types import AssistantMessage, UserMessage, text_of
+from pi_app.ai.text import text_of
+from pi_app.ai.types import AssistantMessage, UserMessage
 from widgets.rendering import (
     PiMarkdown,
     SelectableLines,

@@ -33,6 +33,7 @@ from pi_app.agent.types import (
     hook_field,
 )
 from pi_app.ai.abort import AbortSignal
+from pi_app.ai.events import DoneEvent, ErrorEvent, StartEvent
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.types import LLM_ROLES, AssistantMessage, Context
 
@@ -212,18 +213,18 @@ class _Run:
         emit = self.emit
         partial: AssistantMessage | None = None
         async for ev in response:
-            kind = ev.type
-            if kind == "start":
-                partial = ev.partial
-                ctx.messages.append(partial)
-                await emit(MessageStartEvent(partial))
-            elif kind == "done" or kind == "error":
-                pass  # the stream ends itself after its final event
-            elif partial is not None:
-                if ev.partial is not partial:
+            match ev:
+                case StartEvent():
                     partial = ev.partial
-                    ctx.messages[-1] = partial
-                await emit(MessageUpdateEvent(partial, ev))
+                    ctx.messages.append(partial)
+                    await emit(MessageStartEvent(partial))
+                case DoneEvent() | ErrorEvent():
+                    pass  # the stream ends itself after its final event
+                case _ if partial is not None:
+                    if ev.partial is not partial:
+                        partial = ev.partial
+                        ctx.messages[-1] = partial
+                    await emit(MessageUpdateEvent(partial, ev))
         final = await response.result()
         if partial is not None:
             ctx.messages[-1] = final

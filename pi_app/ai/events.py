@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pi_app.ai.types import AssistantMessage, ToolCall, dump
 
@@ -23,47 +23,194 @@ AssistantEventType = Literal[
     "error",
 ]
 
+# One class per kind, as pi's discriminated union. ``partial`` is the accumulated message (the same object
+# throughout one stream); ``final`` is the finished message on done/error, else None. ``to_json`` keeps pi's
+# key order: type, contentIndex, delta/content/toolCall, partial (done/error: type, reason, message/error).
+
+
+def _block_json(type_: str, index: int, partial: AssistantMessage, **extra: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": type_, "contentIndex": index}
+    out.update(extra)
+    out["partial"] = dump(partial)
+    return out
+
 
 @dataclass(slots=True)
-class AssistantMessageEvent:
-    """One streaming event. ``partial`` is the accumulated message (all but done/error).
-
-    done carries ``reason`` + ``message``; error carries ``reason`` + ``error`` (the final message with
-    ``errorMessage``)."""
-
-    type: AssistantEventType
-    partial: AssistantMessage | None = None
-    contentIndex: int | None = None
-    delta: str | None = None
-    content: str | None = None
-    toolCall: ToolCall | None = None
-    reason: str | None = None
-    message: AssistantMessage | None = None
-    error: AssistantMessage | None = None
+class StartEvent:
+    partial: AssistantMessage
+    type: ClassVar[Literal["start"]] = "start"
+    final: ClassVar[None] = None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        if self.contentIndex is not None:
-            out["contentIndex"] = self.contentIndex
-        if self.delta is not None:
-            out["delta"] = self.delta
-        if self.content is not None:
-            out["content"] = self.content
-        if self.toolCall is not None:
-            out["toolCall"] = dump(self.toolCall)
-        if self.reason is not None:
-            out["reason"] = self.reason
-        if self.message is not None:
-            out["message"] = dump(self.message)
-        if self.error is not None:
-            out["error"] = dump(self.error)
-        if self.partial is not None:
-            out["partial"] = dump(self.partial)
-        return out
+        return {"type": self.type, "partial": dump(self.partial)}
+
+
+@dataclass(slots=True)
+class TextStartEvent:
+    partial: AssistantMessage
+    contentIndex: int
+    type: ClassVar[Literal["text_start"]] = "text_start"
+    final: ClassVar[None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _block_json(self.type, self.contentIndex, self.partial)
+
+
+@dataclass(slots=True)
+class TextDeltaEvent:
+    partial: AssistantMessage
+    contentIndex: int
+    delta: str
+    type: ClassVar[Literal["text_delta"]] = "text_delta"
+    final: ClassVar[None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _block_json(self.type, self.contentIndex, self.partial, delta=self.delta)
+
+
+@dataclass(slots=True)
+class TextEndEvent:
+    partial: AssistantMessage
+    contentIndex: int
+    content: str
+    type: ClassVar[Literal["text_end"]] = "text_end"
+    final: ClassVar[None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _block_json(self.type, self.contentIndex, self.partial, content=self.content)
+
+
+@dataclass(slots=True)
+class ThinkingStartEvent:
+    partial: AssistantMessage
+    contentIndex: int
+    type: ClassVar[Literal["thinking_start"]] = "thinking_start"
+    final: ClassVar[None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _block_json(self.type, self.contentIndex, self.partial)
+
+
+@dataclass(slots=True)
+class ThinkingDeltaEvent:
+    partial: AssistantMessage
+    contentIndex: int
+    delta: str
+    type: ClassVar[Literal["thinking_delta"]] = "thinking_delta"
+    final: ClassVar[None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _block_json(self.type, self.contentIndex, self.partial, delta=self.delta)
+
+
+@dataclass(slots=True)
+class ThinkingEndEvent:
+    partial: AssistantMessage
+    contentIndex: int
+    content: str
+    type: ClassVar[Literal["thinking_end"]] = "thinking_end"
+    final: ClassVar[None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _block_json(self.type, self.contentIndex, self.partial, content=self.content)
+
+
+@dataclass(slots=True)
+class ToolCallStartEvent:
+    partial: AssistantMessage
+    contentIndex: int
+    type: ClassVar[Literal["toolcall_start"]] = "toolcall_start"
+    final: ClassVar[None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _block_json(self.type, self.contentIndex, self.partial)
+
+
+@dataclass(slots=True)
+class ToolCallDeltaEvent:
+    partial: AssistantMessage
+    contentIndex: int
+    delta: str
+    type: ClassVar[Literal["toolcall_delta"]] = "toolcall_delta"
+    final: ClassVar[None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _block_json(self.type, self.contentIndex, self.partial, delta=self.delta)
+
+
+@dataclass(slots=True)
+class ToolCallEndEvent:
+    partial: AssistantMessage
+    contentIndex: int
+    toolCall: ToolCall
+    type: ClassVar[Literal["toolcall_end"]] = "toolcall_end"
+    final: ClassVar[None] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _block_json(self.type, self.contentIndex, self.partial, toolCall=dump(self.toolCall))
+
+
+@dataclass(slots=True)
+class DoneEvent:
+    """The stream finished; ``message`` is the final message (``reason`` is its stopReason)."""
+
+    reason: str
+    message: AssistantMessage
+    type: ClassVar[Literal["done"]] = "done"
 
     @property
-    def final(self) -> AssistantMessage | None:
-        return self.message if self.type == "done" else self.error if self.type == "error" else None
+    def final(self) -> AssistantMessage:
+        return self.message
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "reason": self.reason, "message": dump(self.message)}
+
+
+@dataclass(slots=True)
+class ErrorEvent:
+    """The stream failed or was aborted; ``error`` is the final message, with ``errorMessage``."""
+
+    reason: str
+    error: AssistantMessage
+    type: ClassVar[Literal["error"]] = "error"
+
+    @property
+    def final(self) -> AssistantMessage:
+        return self.error
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "reason": self.reason, "error": dump(self.error)}
+
+
+AssistantMessageEvent = (
+    StartEvent
+    | TextStartEvent
+    | TextDeltaEvent
+    | TextEndEvent
+    | ThinkingStartEvent
+    | ThinkingDeltaEvent
+    | ThinkingEndEvent
+    | ToolCallStartEvent
+    | ToolCallDeltaEvent
+    | ToolCallEndEvent
+    | DoneEvent
+    | ErrorEvent
+)
+"""pi's ``AssistantMessageEvent``: dispatch on the class (``match``) or on ``type``."""
+
+# The events that carry a partial message (all but done/error).
+PartialEvent = (
+    StartEvent
+    | TextStartEvent
+    | TextDeltaEvent
+    | TextEndEvent
+    | ThinkingStartEvent
+    | ThinkingDeltaEvent
+    | ThinkingEndEvent
+    | ToolCallStartEvent
+    | ToolCallDeltaEvent
+    | ToolCallEndEvent
+)
 
 
 class AssistantMessageEventStream:
@@ -75,7 +222,9 @@ class AssistantMessageEventStream:
 
     __slots__ = ("_gen", "_result", "_on_exception", "_iterating", "_done")
 
-    def __init__(self, gen: AsyncIterator[AssistantMessageEvent], on_exception: Any) -> None:
+    def __init__(
+        self, gen: AsyncIterator[AssistantMessageEvent], on_exception: Callable[[BaseException], ErrorEvent]
+    ) -> None:
         self._gen = gen
         self._on_exception = on_exception
         self._result: AssistantMessage | None = None

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from pi_app.ai.text import text_of as text_of  # re-exported: the one content-text helper
+
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -199,10 +201,3 @@ def calculate_cost(model: Model, usage: Usage) -> Cost:
 
 def models_are_equal(a: Model | None, b: Model | None) -> bool:
     return a is not None and b is not None and a.id == b.id and a.provider == b.provider
-
-
-def text_of(content: str | list[Any]) -> str:
-    """Concatenated text of a string or a list of content blocks (text blocks only)."""
-    if isinstance(content, str):
-        return content
-    return "".join(getattr(b, "text", "") for b in content if getattr(b, "type", None) == "text")

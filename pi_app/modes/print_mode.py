@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from pi_app.modes.jsonl import JsonlWriter, silence_stdout
+
+if TYPE_CHECKING:
+    from pi_app.session.session_events import SessionEvent
 
 
 def _role(message: Any) -> str | None:
@@ -86,7 +89,7 @@ async def run_print_mode(
 
         from pi_app.modes.wire import event_json
 
-        def on_event(event: Any) -> None:
+        async def on_event(event: SessionEvent) -> None:
             data = event_json(event)
             if data is not None:
                 writer.write(data)
@@ -130,7 +133,7 @@ async def run_print_mode(
     return 0
 
 
-def _resume_gc_on_reply(event: Any) -> None:
+async def _resume_gc_on_reply(event: SessionEvent) -> None:
     # The first reply is arriving, so the provider SDK is loaded: startup is over (see startup_gc).
     if getattr(event, "type", None) in ("message_update", "message_end") and (
         _role(getattr(event, "message", None)) == "assistant"

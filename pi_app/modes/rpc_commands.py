@@ -17,6 +17,7 @@ from typing import Any
 from pi_app.ai.types import THINKING_LEVELS, ImageContent, Model, dump
 from pi_app.modes.wire import wire_messages, wire_messages_json
 from pi_app.session.jsontext import RawJson, dumps
+from pi_app.session.results import Cancelled
 from pi_app.session.session_events import compaction_result_json
 
 NO_DATA: Any = object()
@@ -254,7 +255,7 @@ async def _compact(session: Any, cmd: dict[str, Any]) -> Any:
     instructions = cmd.get("customInstructions")
     if instructions is not None and not isinstance(instructions, str):
         raise RpcError('"customInstructions" must be a string')
-    result = await _maybe(session.compact(instructions))
+    result = await session.compact(instructions)
     return compaction_result_json(result)
 
 
@@ -354,18 +355,19 @@ async def _switch_session(session: Any, cmd: dict[str, Any]) -> Any:
 
 
 async def _fork(session: Any, cmd: dict[str, Any]) -> Any:
-    result = await _maybe(session.fork(_str_field(cmd, "entryId", "fork")))
-    if isinstance(result, tuple):
-        text, cancelled = result
-    else:
-        text = getattr(result, "selected_text", getattr(result, "text", None))
-        cancelled = bool(getattr(result, "cancelled", False))
-    return {"text": text, "cancelled": bool(cancelled)}
+    try:
+        result = await session.fork(_str_field(cmd, "entryId", "fork"))
+    except Cancelled:
+        return {"text": None, "cancelled": True}
+    return {"text": result.text, "cancelled": False}
 
 
 async def _clone(session: Any, cmd: dict[str, Any]) -> Any:
-    result = await _maybe(session.clone())
-    return {"cancelled": _cancelled(result)}
+    try:
+        await session.clone()
+    except Cancelled:
+        return {"cancelled": True}
+    return {"cancelled": False}
 
 
 async def _get_fork_messages(session: Any, cmd: dict[str, Any]) -> Any:
@@ -464,22 +466,20 @@ async def _navigate_tree(session: Any, cmd: dict[str, Any]) -> Any:
     for key in ("customInstructions", "label"):
         if cmd.get(key) is not None and not isinstance(cmd.get(key), str):
             raise RpcError(f'"{key}" must be a string')
-    result = await _maybe(
-        session.navigate_tree(
+    try:
+        result = await session.navigate_tree(
             target,
             summarize=bool(cmd.get("summarize", False)),
             custom_instructions=cmd.get("customInstructions"),
             replace_instructions=bool(cmd.get("replaceInstructions", False)),
             label=cmd.get("label"),
         )
-    )
-    error = getattr(result, "error", None)
-    if error:
-        raise RpcError(error)
-    data: dict[str, Any] = {"cancelled": bool(getattr(result, "cancelled", False))}
-    if getattr(result, "editor_text", None) is not None:
+    except Cancelled:
+        return {"cancelled": True}
+    data: dict[str, Any] = {"cancelled": False}
+    if result.editor_text is not None:
         data["editorText"] = result.editor_text
-    if getattr(result, "summary_entry_id", None) is not None:
+    if result.summary_entry_id is not None:
         data["summaryEntryId"] = result.summary_entry_id
     return data
 

@@ -20,6 +20,7 @@ from typing import Any
 from pi_app.modes.jsonl import JsonlWriter, LineSplitter
 from pi_app.modes.rpc_commands import HANDLERS, NO_DATA, RpcError, parse_images
 from pi_app.modes.wire import event_json
+from pi_app.session.session_events import SessionEvent
 
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
@@ -56,7 +57,7 @@ class RpcServer:
         """Write one record; False when it could not be encoded (the writer said so on stderr)."""
         return self.writer.write(obj) is not False
 
-    def _on_event(self, event: Any) -> None:
+    async def _on_event(self, event: SessionEvent) -> None:
         data = event_json(event)
         if data is not None:
             self.output(data)

@@ -12,13 +12,14 @@ input typed meanwhile is queued rather than started as a second prompt.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pi_app.agent import Agent
+from pi_app.agent import Agent, AgentEvent, MessageEndEvent, MessageStartEvent
 from pi_app.ai.abort import AbortController, AbortError, race_abort
+from pi_app.ai.stream import StreamFn
+from pi_app.ai.text import text_of
 from pi_app.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
 from pi_app.session.assembly import (
     ResourceOptions,
@@ -27,24 +28,31 @@ from pi_app.session.assembly import (
     system_prompt_for,
     tool_options_from_settings,
 )
-from pi_app.session.auto_compaction import CompactionMixin
+from pi_app.session.auto_compaction import Compactor
 from pi_app.session.config import ModelRegistry, ScopedModel, SettingsManager
-from pi_app.session.model_switching import ModelSwitchingMixin
-from pi_app.session.navigation import NavigateResult, NavigationMixin, content_text
+from pi_app.session.event_hub import EventHub, Listener
+from pi_app.session.input_queue import InputQueue
+from pi_app.session.model_switching import ModelSelector
+from pi_app.session.navigation import TreeNavigator
 from pi_app.session.resources.skills import Skill, expand_skill_command
 from pi_app.session.resources.system_prompt import DOCS_URL
 from pi_app.session.resources.templates import PromptTemplate, expand_prompt_template
+from pi_app.session.results import CloneResult, ForkResult, NavigateResult
 from pi_app.session.retry import RETRY_CANCELLED, is_retryable_error, retry_delay_ms
+from pi_app.session.run_state import RunState
 from pi_app.session.session_events import (
     AutoRetryEndEvent,
     AutoRetryStartEvent,
-    QueueUpdateEvent,
+    SessionEvent,
     SessionInfoChangedEvent,
 )
 from pi_app.session.stats import SessionStats, compute_context_usage, compute_stats
 from pi_app.session.store import SessionManager
-from pi_app.session.user_bash import UserBashMixin
+from pi_app.session.user_bash import BashResult, UserShell
 from pi_app.tools.options import ToolOptions
+
+if TYPE_CHECKING:
+    from pi_app.session.compaction.summarize import CompactionResult
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +66,14 @@ NO_MODEL_TEXT = (
     "Then use /model to select a model."
 )
 StreamingBehavior = Literal["steer", "followUp", "follow_up"]
-Listener = Callable[[Any], Any]
 
 __all__ = ["BUSY_TEXT", "AgentSession", "NavigateResult"]
 
 
-class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBashMixin):
+class AgentSession:
+    """A facade: prompting and the run loop live here; compaction, tree moves, the user's shell and model
+    selection are collaborators built below with explicit dependencies."""
+
     def __init__(
         self,
         *,
@@ -77,7 +87,7 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
         resource_options: ResourceOptions,
         tool_options: ToolOptions,
         scoped_models: list[ScopedModel] | None = None,
-        stream_fn: Callable[..., Any] | None = None,
+        stream_fn: StreamFn | None = None,
     ) -> None:
         self.agent = agent
         self.session_manager = session_manager
@@ -85,32 +95,59 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
         self.model_registry = model_registry
         self.cwd = cwd
         self.agent_dir = agent_dir
-        self.scoped_models = list(scoped_models or [])
         self.model_fallback_message: str | None = None
         self.resource_warnings: list[str] = list(resources.warnings)
         self._resources = resources
         self._resource_options = resource_options
         self._tool_options = tool_options
-        self._stream_fn = stream_fn
         self._base_system_prompt = agent.state.system_prompt
-        self._listeners: list[Listener] = []
-        self._steering_texts: list[str] = []
-        self._follow_up_texts: list[str] = []
-        self._pending_bash = []
-        self._running = False
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self._abort_requested = False
-        self._pre_prompt_compaction = False
-        self._retry_attempt = 0
-        self._retry_controller: AbortController | None = None
-        self._bash_controller: AbortController | None = None
-        self._compaction_controller = None
-        self._compaction_baseline: list[Any] = []
-        self._branch_summary_controller = None
-        self._overflow_recovery_attempted = False
-        agent.prepare_next_turn = self._prepare_next_turn
+        self._run = RunState()
+        self._events = EventHub()
+        self._queue = InputQueue(agent)
+        self._compactor = Compactor(
+            agent=agent,
+            session_manager=session_manager,
+            settings=settings,
+            model_registry=model_registry,
+            emit=self._events.emit,
+            stream_fn=stream_fn,
+        )
+        self._shell = UserShell(
+            agent=agent,
+            session_manager=session_manager,
+            cwd=cwd,
+            tool_options=tool_options,
+            warn=self._warn,
+        )
+        self._models = ModelSelector(
+            agent=agent,
+            session_manager=session_manager,
+            settings=settings,
+            model_registry=model_registry,
+            scoped_models=list(scoped_models or []),
+            emit=self._events.emit,
+            schedule=self._events.schedule,
+        )
+        self._navigator = TreeNavigator(
+            agent=agent,
+            session_manager=session_manager,
+            settings=settings,
+            model_registry=model_registry,
+            queue=self._queue,
+            stop_all=self.stop_all,
+            forget_run_state=self._forget_run_state,
+            stream_fn=stream_fn,
+        )
+        agent.prepare_next_turn = self._compactor.prepare_next_turn
         agent.subscribe(self._on_agent_event)
+
+    def _warn(self, warning: str) -> None:
+        # resource_warnings is replaced on reload, so collaborators get this rather than the list
+        self.resource_warnings.append(warning)
+
+    def _forget_run_state(self) -> None:
+        self._shell.drop_pending()
+        self._compactor.forget_baseline()
 
     # ================================================================== properties
     @property
@@ -123,7 +160,7 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
 
     @property
     def is_streaming(self) -> bool:
-        return self._running or self.agent.state.is_streaming
+        return self._run.running or self.agent.state.is_streaming
 
     @property
     def messages(self) -> list[Any]:
@@ -147,11 +184,15 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
 
     @property
     def is_retrying(self) -> bool:
-        return self._retry_controller is not None
+        return self._run.retry_controller is not None
 
     @property
     def is_bash_running(self) -> bool:
-        return self._bash_controller is not None
+        return self._shell.is_running
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._compactor.is_compacting
 
     @property
     def steering_mode(self) -> str:
@@ -164,6 +205,10 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
     @property
     def auto_retry_enabled(self) -> bool:
         return self.settings.settings.retry.enabled
+
+    @property
+    def auto_compaction_enabled(self) -> bool:
+        return self.settings.settings.compaction.enabled
 
     @property
     def prompt_templates(self) -> list[PromptTemplate]:
@@ -179,59 +224,45 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
 
     @property
     def pending_message_count(self) -> int:
-        return len(self._steering_texts) + len(self._follow_up_texts)
+        return len(self._queue)
 
     @property
     def tool_names(self) -> list[str]:
         return [t.name for t in self.agent.state.tools]
 
+    @property
+    def scoped_models(self) -> list[ScopedModel]:
+        return self._models.scoped_models
+
+    @scoped_models.setter
+    def scoped_models(self, value: list[ScopedModel]) -> None:
+        self._models.scoped_models = list(value)
+
     # ================================================================== events
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """``listener(event)``, sync or async; awaited in subscription order. Returns an unsubscriber."""
-        self._listeners.append(listener)
+        """``await listener(event)`` for every SessionEvent, in subscription order. Returns an unsubscriber."""
+        return self._events.subscribe(listener)
 
-        def unsubscribe() -> None:
-            try:
-                self._listeners.remove(listener)
-            except ValueError:
-                pass
-
-        return unsubscribe
-
-    async def _emit(self, event: Any) -> None:
-        for listener in list(self._listeners):
-            try:
-                result = listener(event)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:  # a broken UI listener must not take the run (or the file) down with it
-                log.exception("session listener failed on %s", getattr(event, "type", event))
+    async def _emit(self, event: SessionEvent) -> None:
+        await self._events.emit(event)
 
     async def _emit_queue_update(self) -> None:
-        await self._emit(QueueUpdateEvent(list(self._steering_texts), list(self._follow_up_texts)))
+        await self._emit(self._queue.update_event())
 
-    async def _on_agent_event(self, event: Any) -> None:
-        kind = event.type
-        if kind == "message_start" and getattr(event.message, "role", None) == "user":
-            self._overflow_recovery_attempted = False
-            if self._dequeue_text(content_text(event.message.content)):
-                await self._emit_queue_update()
-        elif kind == "message_end":
-            self._persist(event.message)
+    async def _on_agent_event(self, event: AgentEvent) -> None:
+        match event:
+            case MessageStartEvent(message=UserMessage() as user):
+                self._compactor.reset_overflow_guard()
+                if self._queue.take(text_of(user.content)):
+                    await self._emit_queue_update()
+            case MessageEndEvent():
+                self._persist(event.message)
         await self._emit(event)
-        if kind == "message_end" and getattr(event.message, "role", None) == "assistant":
-            if event.message.stopReason != "error":
-                self._overflow_recovery_attempted = False
-                if self._retry_attempt > 0:
-                    attempt, self._retry_attempt = self._retry_attempt, 0
-                    await self._emit(AutoRetryEndEvent(True, attempt))
-
-    def _dequeue_text(self, text: str) -> bool:
-        for queue in (self._steering_texts, self._follow_up_texts):
-            if text in queue:
-                queue.remove(text)
-                return True
-        return False
+        match event:
+            case MessageEndEvent(message=AssistantMessage() as answer) if answer.stopReason != "error":
+                self._compactor.reset_overflow_guard()
+                if self._run.retry_attempt > 0:
+                    await self._emit(AutoRetryEndEvent(True, self._run.take_retry_attempt()))
 
     def _persist(self, message: Any) -> None:
         role = getattr(message, "role", None)
@@ -271,37 +302,34 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
             if streaming_behavior is None:
                 raise RuntimeError(BUSY_TEXT)
             if streaming_behavior in ("followUp", "follow_up"):
-                await self._queue(expanded, images, follow_up=True)
+                await self._queue_input(expanded, images, follow_up=True)
             else:
-                await self._queue(expanded, images, follow_up=False)
+                await self._queue_input(expanded, images, follow_up=False)
             return
-        self._running = True
-        self._idle.clear()
-        self._abort_requested = False
+        self._run.begin()
         try:
             model = self.model
             if model is None:
                 raise RuntimeError(NO_MODEL_TEXT)
             if not await self.model_registry.get_api_key(model):
                 raise RuntimeError(self._missing_key_text(model))
-            self._flush_pending_bash()
+            self._shell.flush_pending()
             last = self._last_assistant()
             if last is not None:
-                self._pre_prompt_compaction = True
+                self._run.pre_prompt_compaction = True
                 try:
-                    await self._check_compaction(last, pre_prompt=True)
+                    await self._compactor.check(last, pre_prompt=True)
                 finally:
-                    self._pre_prompt_compaction = False
-            if self._abort_requested:
+                    self._run.pre_prompt_compaction = False
+            if self._run.abort_requested:
                 return  # stopped by navigation (new/switch/fork) before the prompt went out
             message = UserMessage(content=[TextContent(text=expanded), *(images or [])])
             self.agent.set_system_prompt(self._base_system_prompt)
             await self.agent.prompt([message])
             await self._after_runs()
         finally:
-            self._flush_pending_bash()
-            self._running = False
-            self._idle.set()
+            self._shell.flush_pending()
+            self._run.end()
 
     def _missing_key_text(self, model: Model) -> str:
         if self.model_registry.is_using_oauth(model):
@@ -316,7 +344,7 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
 
     async def _after_runs(self) -> None:
         """After each run: retry a transient error, recover from overflow, compact; continue when due."""
-        while not self._abort_requested:
+        while not self._run.abort_requested:
             last = self._last_message_if_assistant()
             if last is None:
                 return
@@ -324,15 +352,15 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
                 if await self._wait_for_retry(last):
                     await self.agent.continue_()
                     continue
-                if self._abort_requested:
+                if self._run.abort_requested:
                     return
                 # Retries exhausted or cancelled: as pi, the compaction check still runs (a session stuck
                 # on overload errors near the window can compact).
-            if self._retry_attempt > 0 and last.stopReason in ("error", "aborted"):
-                attempt, self._retry_attempt = self._retry_attempt, 0
+            if self._run.retry_attempt > 0 and last.stopReason in ("error", "aborted"):
+                attempt = self._run.take_retry_attempt()
                 await self._emit(AutoRetryEndEvent(False, attempt, last.errorMessage or "Unknown error"))
-            should_continue = await self._check_compaction(last)
-            if self._abort_requested:
+            should_continue = await self._compactor.check(last)
+            if self._run.abort_requested:
                 return
             if not should_continue and last.stopReason not in ("error", "aborted"):
                 # Input queued while compaction (or the run's tail) was in progress still gets delivered.
@@ -343,29 +371,29 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
 
     async def _wait_for_retry(self, message: AssistantMessage) -> bool:
         cfg = self.settings.settings.retry
-        self._retry_attempt += 1
-        if self._retry_attempt > cfg.maxRetries:
-            attempt, self._retry_attempt = self._retry_attempt - 1, 0
+        run = self._run
+        run.retry_attempt += 1
+        if run.retry_attempt > cfg.maxRetries:
+            attempt = run.take_retry_attempt() - 1
             await self._emit(AutoRetryEndEvent(False, attempt, message.errorMessage))
             return False
-        delay = retry_delay_ms(cfg.baseDelayMs, self._retry_attempt)
+        delay = retry_delay_ms(cfg.baseDelayMs, run.retry_attempt)
         await self._emit(
             AutoRetryStartEvent(
-                self._retry_attempt, cfg.maxRetries, delay, message.errorMessage or "Unknown error"
+                run.retry_attempt, cfg.maxRetries, delay, message.errorMessage or "Unknown error"
             )
         )
-        self._drop_trailing_error()
+        self._compactor.drop_trailing_error()
         controller = AbortController()
-        self._retry_controller = controller
+        run.retry_controller = controller
         try:
             await race_abort(asyncio.sleep(delay / 1000), controller.signal)
         except AbortError:
-            attempt, self._retry_attempt = self._retry_attempt, 0
-            await self._emit(AutoRetryEndEvent(False, attempt, RETRY_CANCELLED))
+            await self._emit(AutoRetryEndEvent(False, run.take_retry_attempt(), RETRY_CANCELLED))
             return False
         finally:
-            self._retry_controller = None
-        return not self._abort_requested
+            run.retry_controller = None
+        return not run.abort_requested
 
     def _context_window(self) -> int:
         model = self.model
@@ -383,36 +411,27 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
         return None
 
     # ------------------------------------------------------------------ queues
-    async def _queue(self, text: str, images: list[ImageContent] | None, follow_up: bool) -> None:
-        message = UserMessage(content=[TextContent(text=text), *(images or [])])
-        if follow_up:
-            self._follow_up_texts.append(text)
-            self.agent.follow_up(message)
-        else:
-            self._steering_texts.append(text)
-            self.agent.steer(message)
+    async def _queue_input(self, text: str, images: list[ImageContent] | None, follow_up: bool) -> None:
+        self._queue.add(text, images, follow_up)
         await self._emit_queue_update()
 
     async def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
         """Deliver after the current tool batch, before the next model request."""
-        await self._queue(self._expand(text), images, follow_up=False)
+        await self._queue_input(self._expand(text), images, follow_up=False)
 
     async def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
         """Deliver when the agent would otherwise stop."""
-        await self._queue(self._expand(text), images, follow_up=True)
+        await self._queue_input(self._expand(text), images, follow_up=True)
 
     def get_steering_messages(self) -> list[str]:
-        return list(self._steering_texts)
+        return list(self._queue.steering)
 
     def get_follow_up_messages(self) -> list[str]:
-        return list(self._follow_up_texts)
+        return list(self._queue.follow_up)
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         """Empty both queues; returns what they held (the UI puts it back into the editor)."""
-        steering, follow_up = self._steering_texts, self._follow_up_texts
-        self._steering_texts, self._follow_up_texts = [], []
-        self.agent.clear_all_queues()
-        return steering, follow_up
+        return self._queue.clear()
 
     # ------------------------------------------------------------------ control
     async def abort(self) -> None:
@@ -421,30 +440,42 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
         As in pi, an abort while a prompt's pre-prompt compaction runs cancels only that compaction: the
         prompt is then sent on the uncompacted context (it is not dropped), so this returns at once.
         """
-        if self._pre_prompt_compaction:
+        if self._run.pre_prompt_compaction:
             self.abort_compaction()
             return
         await self.stop_all()
 
     async def stop_all(self) -> None:
         """Stop everything, a prompt that has not been sent yet included; returns when idle (navigation)."""
-        if self._running:
-            self._abort_requested = True
+        if self._run.running:
+            self._run.abort_requested = True
         self.abort_retry()
         self.abort_compaction()
         self.agent.abort()
         await self.wait_for_idle()
 
     async def wait_for_idle(self) -> None:
-        await self._idle.wait()
+        await self._run.idle.wait()
         await self.agent.wait_for_idle()
 
     def abort_retry(self) -> None:
-        if self._retry_controller is not None:
-            self._retry_controller.abort()
+        if self._run.retry_controller is not None:
+            self._run.retry_controller.abort()
+
+    def abort_compaction(self) -> None:
+        self._compactor.abort()
+
+    def abort_branch_summary(self) -> None:
+        self._navigator.abort_branch_summary()
+
+    def abort_bash(self) -> None:
+        self._shell.abort()
 
     def set_auto_retry_enabled(self, enabled: bool) -> None:
         self.settings.set_retry_enabled(enabled)
+
+    def set_auto_compaction_enabled(self, enabled: bool) -> None:
+        self.settings.set_compaction_enabled(enabled)
 
     def set_steering_mode(self, mode: Literal["all", "one-at-a-time"]) -> None:
         self.agent.steering_mode = mode
@@ -454,37 +485,90 @@ class AgentSession(ModelSwitchingMixin, CompactionMixin, NavigationMixin, UserBa
         self.agent.follow_up_mode = mode
         self.settings.set_follow_up_mode(mode)
 
-    # ================================================================== model and thinking level
-    def _schedule(self, event: Any) -> None:
-        """Emit from synchronous setters: now if no loop runs, else as a task (listeners may be async)."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            asyncio.run(self._emit(event))
-            return
-        task = loop.create_task(self._emit(event))
-        self._tasks = getattr(self, "_tasks", set())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    # ================================================================== compaction, tree, shell, model
+    async def compact(self, custom_instructions: str | None = None) -> CompactionResult:
+        """Summarise the older part of the active path now (aborts a running prompt first).
+
+        Raises CompactionError with the reason (``Nothing to compact (session too small)``,
+        ``Summarization failed: …``) or CompactionCancelled.
+        """
+        await self.stop_all()  # a prompt waiting on a pre-prompt compaction must not run alongside
+        return await self._compactor.run("manual", custom_instructions=custom_instructions)
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> NavigateResult:
+        return await self._navigator.navigate(
+            target_id, summarize, custom_instructions, replace_instructions, label
+        )
+
+    def get_fork_messages(self) -> list[tuple[str, str]]:
+        return self._navigator.fork_messages()
+
+    async def fork(self, entry_id: str) -> ForkResult:
+        return await self._navigator.fork(entry_id)
+
+    async def fork_at(self, entry_id: str) -> ForkResult:
+        return await self._navigator.fork_at(entry_id)
+
+    async def clone(self, entry_id: str | None = None) -> CloneResult:
+        return await self._navigator.clone(entry_id)
+
+    async def new_session(self) -> str | None:
+        return await self._navigator.new_session()
+
+    async def switch_session(self, path: str) -> None:
+        """Open another session file (resume): messages, model and thinking level come from it."""
+        await self._navigator.open_file(path)
+        await self._models.restore_from_session()
+
+    async def execute_bash(
+        self,
+        command: str,
+        exclude_from_context: bool = False,
+        on_chunk: Callable[[str], Any] | None = None,
+    ) -> BashResult:
+        """Run the user's ``!cmd`` (``!!cmd``: ``exclude_from_context``)."""
+        return await self._shell.execute(command, exclude_from_context, on_chunk)
+
+    async def set_model(self, model: Model) -> None:
+        await self._models.set_model(model)
+
+    async def cycle_model(self, direction: Literal["forward", "backward"] = "forward") -> Model | None:
+        return await self._models.cycle_model(direction)
+
+    def available_thinking_levels(self) -> list[str]:
+        return self._models.available_thinking_levels()
+
+    def set_thinking_level(self, level: str) -> None:
+        self._models.set_thinking_level(level)
+
+    def cycle_thinking_level(self) -> str | None:
+        return self._models.cycle_thinking_level()
 
     # ================================================================== session info
     def set_session_name(self, name: str) -> None:
         self.session_manager.append_session_info(name)
-        self._schedule(SessionInfoChangedEvent(self.session_name))
+        self._events.schedule(SessionInfoChangedEvent(self.session_name))
 
     def set_label(self, entry_id: str, label: str | None) -> None:
         self.session_manager.append_label_change(entry_id, label)
 
     def get_context_usage(self) -> tuple[int | None, int, float | None] | None:
         usage = compute_context_usage(
-            list(self.agent.state.messages), self._context_window(), self._stale_predicate()
+            list(self.agent.state.messages), self._context_window(), self._compactor.stale_predicate()
         )
         return usage.as_tuple() if usage is not None else None
 
     def get_session_stats(self) -> SessionStats:
         stats = compute_stats(list(self.agent.state.messages), self.session_file, self.session_id)
         stats.context_usage = compute_context_usage(
-            list(self.agent.state.messages), self._context_window(), self._stale_predicate()
+            list(self.agent.state.messages), self._context_window(), self._compactor.stale_predicate()
         )
         return stats
 

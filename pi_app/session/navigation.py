@@ -1,38 +1,23 @@
-"""Moving around sessions: /tree navigation (with optional branch summary), /fork, /clone, /new, /resume."""
+"""Moving around sessions: /tree navigation (with optional branch summary), fork, clone, new file, open file.
+
+Results and errors follow the convention of :mod:`pi_app.session.results`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+from pi_app.agent import Agent
 from pi_app.ai.abort import AbortController
-from pi_app.session.store import path_to_root
+from pi_app.ai.stream import StreamFn
+from pi_app.ai.text import text_of
+from pi_app.session.config import ModelRegistry, SettingsManager
+from pi_app.session.input_queue import InputQueue
+from pi_app.session.results import Cancelled, CloneResult, ForkResult, NavigateResult, NavigationError
+from pi_app.session.store import SessionManager, path_to_root
 
-if TYPE_CHECKING:
-    from pi_app.session.agent_session import AgentSession
-
-
-@dataclass
-class NavigateResult:
-    editor_text: str | None = None
-    cancelled: bool = False
-    aborted: bool = False
-    error: str | None = None
-    summary_entry_id: str | None = None
-
-
-def content_text(content: Any) -> str:
-    """The text blocks of a message content (string or block list), joined."""
-    if isinstance(content, str):
-        return content
-    out = []
-    for block in content or ():
-        if isinstance(block, dict):
-            if block.get("type") == "text":
-                out.append(str(block.get("text", "")))
-        elif getattr(block, "type", None) == "text":
-            out.append(block.text)
-    return "".join(out)
+__all__ = ["NavigateResult", "TreeNavigator", "entries_to_summarize"]
 
 
 def _user_message(entry: Any) -> dict[str, Any] | None:
@@ -53,15 +38,40 @@ def entries_to_summarize(by_id: dict[str, Any], old_leaf: str | None, target: st
     return [e.data if hasattr(e, "data") else e for e in old_path[start:]]
 
 
-class NavigationMixin:
-    _branch_summary_controller: AbortController | None
+class TreeNavigator:
+    """Owns every move of the session's leaf or file. ``stop_all`` stops whatever runs (nothing may go out
+    into a session being left); ``forget_run_state`` drops what belonged to the old leaf (held-back ``!``
+    commands, the compaction baseline)."""
 
-    def abort_branch_summary(self: AgentSession) -> None:
-        if self._branch_summary_controller is not None:
-            self._branch_summary_controller.abort()
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        session_manager: SessionManager,
+        settings: SettingsManager,
+        model_registry: ModelRegistry,
+        queue: InputQueue,
+        stop_all: Callable[[], Awaitable[None]],
+        forget_run_state: Callable[[], None],
+        stream_fn: StreamFn | None = None,
+    ) -> None:
+        self._agent = agent
+        self._sm = session_manager
+        self._settings = settings
+        self._registry = model_registry
+        self._queue = queue
+        self._stop_all = stop_all
+        self._forget_run_state = forget_run_state
+        self._stream_fn = stream_fn
+        self._summary_controller: AbortController | None = None
 
-    async def navigate_tree(
-        self: AgentSession,
+    def abort_branch_summary(self) -> None:
+        if self._summary_controller is not None:
+            self._summary_controller.abort()
+
+    # ------------------------------------------------------------------ /tree
+    async def navigate(
+        self,
         target_id: str,
         summarize: bool = False,
         custom_instructions: str | None = None,
@@ -69,31 +79,33 @@ class NavigationMixin:
         label: str | None = None,
     ) -> NavigateResult:
         """Move the leaf within this file (pi's /tree). A user-message target returns its text for the editor
-        and moves the leaf to its parent; any other target becomes the leaf."""
-        sm = self.session_manager
+        and moves the leaf to its parent; any other target becomes the leaf.
+
+        Raises NavigationError (unknown entry, no model/key, summary failed) or Cancelled (summary aborted).
+        """
+        sm = self._sm
         old_leaf = sm.leaf_id
         if target_id == old_leaf:
-            return NavigateResult()
+            return NavigateResult(moved=False)
         target = sm.get_raw_entry(target_id)
         if target is None:
-            return NavigateResult(error=f"Entry {target_id} not found")
-        if summarize and self.model is None:
-            return NavigateResult(error="No model available for summarization")
-        await self.stop_all()
+            raise NavigationError(f"Entry {target_id} not found")
+        model = self._agent.state.model
+        if summarize and model is None:
+            raise NavigationError("No model available for summarization")
+        await self._stop_all()
 
         summary_text: str | None = None
         details: dict[str, Any] | None = None
         to_summarize = entries_to_summarize({e.id: e for e in sm.raw_entries()}, old_leaf, target_id)
-        if summarize and to_summarize:
-            model = self.model
-            assert model is not None
-            api_key = await self.model_registry.get_api_key(model)
+        if summarize and to_summarize and model is not None:
+            api_key = await self._registry.get_api_key(model)
             if not api_key:
-                return NavigateResult(error=f"No API key for {model.provider}")
+                raise NavigationError(f"No API key for {model.provider}")
             from pi_app.session.compaction.summarize import generate_branch_summary
 
             controller = AbortController()
-            self._branch_summary_controller = controller
+            self._summary_controller = controller
             try:
                 result = await generate_branch_summary(
                     to_summarize,
@@ -102,15 +114,15 @@ class NavigationMixin:
                     controller.signal,
                     custom_instructions,
                     replace_instructions,
-                    self.settings.settings.branchSummary.reserveTokens,
+                    self._settings.settings.branchSummary.reserveTokens,
                     self._stream_fn,
                 )
             finally:
-                self._branch_summary_controller = None
+                self._summary_controller = None
             if result.aborted:
-                return NavigateResult(cancelled=True, aborted=True)
+                raise Cancelled("Branch summarization cancelled")
             if result.error:
-                return NavigateResult(error=result.error)
+                raise NavigationError(result.error)
             summary_text = result.summary
             details = {"readFiles": result.read_files, "modifiedFiles": result.modified_files}
 
@@ -118,10 +130,10 @@ class NavigationMixin:
         user = _user_message(target)
         if user is not None:
             new_leaf = target.get("parentId")
-            editor_text = content_text(user.get("content"))
+            editor_text = text_of(user.get("content"))
         elif target.get("type") == "custom_message":
             new_leaf = target.get("parentId")
-            editor_text = content_text(target.get("content"))
+            editor_text = text_of(target.get("content"))
         else:
             new_leaf = target_id
 
@@ -140,98 +152,101 @@ class NavigationMixin:
         self._reload_agent_messages()
         return NavigateResult(editor_text=editor_text, summary_entry_id=summary_id)
 
-    def get_fork_messages(self: AgentSession) -> list[tuple[str, str]]:
+    # ------------------------------------------------------------------ fork / clone
+    def fork_messages(self) -> list[tuple[str, str]]:
         """(entry id, text) of every user message in the file, oldest first."""
         out: list[tuple[str, str]] = []
-        for entry in self.session_manager.raw_entries():
+        for entry in self._sm.raw_entries():
             user = _user_message(entry)
             if user is not None:
-                text = content_text(user.get("content"))
+                text = text_of(user.get("content"))
                 if text:
-                    out.append((entry.get("id"), text))
+                    out.append((entry.id, text))
         return out
 
-    async def fork(self: AgentSession, entry_id: str) -> tuple[str, bool]:
-        """New session file holding the path up to the parent of user message ``entry_id``; returns its text
-        (for the editor) and whether the fork was cancelled."""
-        sm = self.session_manager
+    async def fork(self, entry_id: str) -> ForkResult:
+        """New session file holding the path up to the parent of user message ``entry_id`` (pi's /fork);
+        the result carries the message's text for the editor."""
+        sm = self._sm
         entry = sm.get_raw_entry(entry_id)
         user = _user_message(entry)
         if entry is None or user is None:
-            raise ValueError("Invalid entry ID for forking")
-        text = content_text(user.get("content"))
-        await self.stop_all()
-        previous = sm.session_file
+            raise NavigationError("Invalid entry ID for forking")
+        text = text_of(user.get("content"))
+        await self._stop_all()
         parent = entry.get("parentId")
         if parent is None:
-            sm.new_session(parent_session=previous if sm.is_persisted() else None)
-            self._start_new_session_entries()
+            self._new_file(with_parent=True)
         else:
             sm.create_branched_session(parent)
         self._after_session_change()
-        return text, False
+        return ForkResult(text=text, session_file=sm.session_file)
 
-    async def clone(self: AgentSession) -> str | None:
-        """Duplicate the active path into a new session file and continue there; returns the new path."""
-        sm = self.session_manager
-        await self.stop_all()
-        leaf = sm.leaf_id
-        if leaf is None:
-            previous = sm.session_file
-            sm.new_session(parent_session=previous if sm.is_persisted() else None)
-            self._start_new_session_entries()
-        else:
-            sm.create_branched_session(leaf)
-        self._after_session_change()
-        return sm.session_file
+    async def fork_at(self, entry_id: str) -> ForkResult:
+        """The tree's fork: before a user message (as :meth:`fork`), or including any other entry."""
+        if _user_message(self._sm.get_raw_entry(entry_id)) is not None:
+            return await self.fork(entry_id)
+        cloned = await self.clone(entry_id)
+        return ForkResult(text=None, session_file=cloned.session_file)
 
-    async def new_session(self: AgentSession) -> str | None:
-        sm = self.session_manager
-        await self.stop_all()
-        self.agent.reset()
-        self.clear_queue()
-        sm.new_session()
-        self._start_new_session_entries()
+    async def clone(self, entry_id: str | None = None) -> CloneResult:
+        """Duplicate the path root→``entry_id`` (default: the leaf) into a new session file and continue
+        there. The old file is left as it was (its leaf comes back if the copy fails)."""
+        sm = self._sm
+        await self._stop_all()  # nothing may go out into the session being cloned
+        old_leaf = sm.leaf_id
+        if entry_id is not None and entry_id != old_leaf:
+            try:
+                sm.branch(entry_id)
+            except KeyError as exc:
+                raise NavigationError(str(exc)) from exc
+        try:
+            leaf = sm.leaf_id
+            if leaf is None:
+                self._new_file(with_parent=True)
+            else:
+                sm.create_branched_session(leaf)
+        except Exception:
+            if sm.leaf_id != old_leaf and old_leaf is not None and sm.get_raw_entry(old_leaf) is not None:
+                sm.branch(old_leaf)
+            raise
         self._after_session_change()
-        return sm.session_file
+        return CloneResult(session_file=sm.session_file)
 
-    async def switch_session(self: AgentSession, path: str) -> None:
-        """Open another session file (resume): messages, model and thinking level come from it."""
-        sm = self.session_manager
-        await self.stop_all()
-        self.clear_queue()
-        sm.set_session_file(path)
+    # ------------------------------------------------------------------ other files
+    async def new_session(self) -> str | None:
+        await self._stop_all()
+        self._agent.reset()
+        self._queue.clear()
+        self._new_file(with_parent=False)
         self._after_session_change()
-        ctx = sm.build_session_context()
-        if ctx.model is not None:
-            previous = self.model
-            match = self.model_registry.find(ctx.model.provider, ctx.model.model_id)
-            if match is not None and await self.model_registry.get_api_key(match):
-                self.agent.set_model(match)
-                await self._emit_model_select(match, previous, "restore")
-        has_level = any(e.get("type") == "thinking_level_change" for e in sm.get_branch())
-        if has_level:
-            # As pi: restored through the setter, so a level that differs from the current one is appended
-            # to the resumed session and saved as the default; the same level writes nothing.
-            self._apply_thinking_level(ctx.thinking_level, persist=True)
-        else:
-            # pi appends the (clamped) default but leaves the setting itself alone.
-            self._apply_thinking_level(self.settings.default_thinking_level, persist=False)
-            self.session_manager.append_thinking_level_change(self.thinking_level)
+        return self._sm.session_file
+
+    async def open_file(self, path: str) -> None:
+        """Switch to another session file (its messages; the caller restores model and level)."""
+        await self._stop_all()
+        self._queue.clear()
+        self._sm.set_session_file(path)
+        self._after_session_change()
 
     # ------------------------------------------------------------------ helpers
-    def _start_new_session_entries(self: AgentSession) -> None:
+    def _new_file(self, *, with_parent: bool) -> None:
         """A new session starts with model_change then thinking_level_change (as pi 0.73 writes it)."""
-        model = self.model
+        sm = self._sm
+        if with_parent:
+            previous = sm.session_file
+            sm.new_session(parent_session=previous if sm.is_persisted() else None)
+        else:
+            sm.new_session()
+        model = self._agent.state.model
         if model is not None:
-            self.session_manager.append_model_change(model.provider, model.id)
-        self.session_manager.append_thinking_level_change(self.thinking_level)
+            sm.append_model_change(model.provider, model.id)
+        sm.append_thinking_level_change(self._agent.state.thinking_level)
 
-    def _after_session_change(self: AgentSession) -> None:
-        self.agent.session_id = self.session_manager.session_id
-        self._pending_bash.clear()
-        self._compaction_baseline = []
+    def _after_session_change(self) -> None:
+        self._agent.session_id = self._sm.session_id
+        self._forget_run_state()
         self._reload_agent_messages()
 
-    def _reload_agent_messages(self: AgentSession) -> None:
-        self.agent.replace_messages(list(self.session_manager.build_session_context().messages))
+    def _reload_agent_messages(self) -> None:
+        self._agent.replace_messages(list(self._sm.build_session_context().messages))

@@ -1,4 +1,5 @@
-"""Events AgentSession adds on top of the agent's events (pi 0.73's ``AgentSessionEvent``).
+"""Events AgentSession adds on top of the agent's events; with them, pi 0.73's ``AgentSessionEvent``
+(:data:`SessionEvent`, the one type a session listener receives).
 
 ``to_json()`` gives the wire shape json/rpc modes print. ``ModelSelectEvent`` mirrors pi's extension event
 ``model_select``; pi's json stream has no model event, so it is not in ``WIRE_EVENT_TYPES`` and the json
@@ -10,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from pi_app.agent.events import AgentEvent
 from pi_app.ai.types import Model, dump
 
 CompactionReason = Literal["manual", "threshold", "overflow"]
+ModelSelectSource = Literal["set", "cycle", "restore"]
 
 
 def compaction_result_json(result: Any) -> dict[str, Any] | None:
@@ -130,7 +133,7 @@ class ModelSelectEvent:
     type: ClassVar[str] = "model_select"
     model: Model
     previous_model: Model | None
-    source: Literal["set", "cycle", "restore"]
+    source: ModelSelectSource
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -141,7 +144,8 @@ class ModelSelectEvent:
         }
 
 
-SessionEvent = (
+# The events AgentSession adds (pi's AgentSessionEvent minus the agent's own).
+SessionOnlyEvent = (
     CompactionStartEvent
     | CompactionEndEvent
     | AutoRetryStartEvent
@@ -151,6 +155,9 @@ SessionEvent = (
     | ThinkingLevelChangedEvent
     | ModelSelectEvent
 )
+
+# Everything a session listener receives: the agent's events and the session's own.
+SessionEvent = AgentEvent | SessionOnlyEvent
 
 # Event types pi 0.73 prints in --mode json / rpc (agent events plus the session events above).
 WIRE_EVENT_TYPES = frozenset(

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from pi_app.agent import Agent
 from pi_app.ai.abort import AbortController, AbortSignal
 from pi_app.session.messages import BashExecutionMessage
+from pi_app.session.store import SessionManager
 from pi_app.tools.bash import BashTool
 from pi_app.tools.options import ToolOptions
 from pi_app.tools.output import OutputAccumulator
-
-if TYPE_CHECKING:
-    from pi_app.session.agent_session import AgentSession
 
 
 @dataclass
@@ -72,26 +71,46 @@ async def run_user_bash(
     )
 
 
-class UserBashMixin:
-    _bash_controller: AbortController | None
-    _pending_bash: list[BashExecutionMessage]
+class UserShell:
+    """Runs the user's ``!cmd`` and records it as a bashExecution message; while the agent runs it is held
+    back (between a tool call and its result it would break the turn) and added once the run ends."""
 
-    async def execute_bash(
-        self: AgentSession,
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        session_manager: SessionManager,
+        cwd: str,
+        tool_options: ToolOptions,
+        warn: Callable[[str], None],
+    ) -> None:
+        self._agent = agent
+        self._sm = session_manager
+        self._cwd = cwd
+        self._tool_options = tool_options
+        self._warn = warn
+        self._controller: AbortController | None = None
+        self._pending: list[BashExecutionMessage] = []
+
+    @property
+    def is_running(self) -> bool:
+        return self._controller is not None
+
+    async def execute(
+        self,
         command: str,
         exclude_from_context: bool = False,
         on_chunk: Callable[[str], Any] | None = None,
     ) -> BashResult:
-        """Run the user's ``!cmd`` (``!!cmd``: ``exclude_from_context``) and record it as a bashExecution
-        message; while the agent runs it is held back and added once the run ends."""
-        if self._bash_controller is not None:
+        """Run ``command`` (``exclude_from_context``: pi's ``!!cmd``)."""
+        if self._controller is not None:
             raise RuntimeError("A bash command is already running.")
         controller = AbortController()
-        self._bash_controller = controller
+        self._controller = controller
         try:
-            result = await run_user_bash(command, self.cwd, self._tool_options, controller.signal, on_chunk)
+            result = await run_user_bash(command, self._cwd, self._tool_options, controller.signal, on_chunk)
         finally:
-            self._bash_controller = None
+            self._controller = None
         message = BashExecutionMessage(
             command=command,
             output=result.output,
@@ -101,26 +120,30 @@ class UserBashMixin:
             fullOutputPath=result.full_output_path,
             excludeFromContext=True if exclude_from_context else None,
         )
-        if self.agent.state.is_streaming:
-            self._pending_bash.append(message)  # between a tool call and its result would break the turn
+        if self._agent.state.is_streaming:
+            self._pending.append(message)
         else:
-            self._record_bash(message)
+            self._record(message)
         return result
 
-    def abort_bash(self: AgentSession) -> None:
-        if self._bash_controller is not None:
-            self._bash_controller.abort()
+    def abort(self) -> None:
+        if self._controller is not None:
+            self._controller.abort()
 
-    def _record_bash(self: AgentSession, message: BashExecutionMessage) -> None:
-        self.agent.append_message(message)
-        try:
-            self.session_manager.append_message(message)
-        except OSError as exc:
-            self.resource_warnings.append(f"Could not write session file {self.session_file}: {exc}")
+    def drop_pending(self) -> None:
+        """The session moved elsewhere: commands held back for the old one are not recorded."""
+        self._pending.clear()
 
-    def _flush_pending_bash(self: AgentSession) -> None:
-        if self.agent.state.is_streaming:
+    def flush_pending(self) -> None:
+        if self._agent.state.is_streaming:
             return
-        pending, self._pending_bash = self._pending_bash, []
+        pending, self._pending = self._pending, []
         for message in pending:
-            self._record_bash(message)
+            self._record(message)
+
+    def _record(self, message: BashExecutionMessage) -> None:
+        self._agent.append_message(message)
+        try:
+            self._sm.append_message(message)
+        except OSError as exc:
+            self._warn(f"Could not write session file {self._sm.session_file}: {exc}")

@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.widget import Widget
 
 import themes
+from pi_app.session.results import Cancelled
 from pi_app.tools.file_index import FileIndex
 from pi_app.tui.bridge import EventBridge
 from pi_app.tui.clipboard import Clipboard, SystemClipboard
@@ -429,11 +430,11 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
             return
         try:
             await session.compact(instructions)
+        except Cancelled:
+            await self.bridge.drained()  # compaction_end already said "Compaction cancelled"
         except Exception as exc:
             await self.bridge.drained()
             text = str(exc)
-            if "abort" in text.lower() or "cancel" in text.lower():
-                return  # compaction_end already said "Compaction cancelled"
             if not any(isinstance(w, ErrorNotice) and text in w.text for w in self.chat.items[-2:]):
                 await self.chat.add(ErrorNotice(f"Compaction failed: {text}"))
         finally:

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pi_app.ai.events import AssistantMessageEvent, ToolCallDeltaEvent, ToolCallEndEvent, ToolCallStartEvent
+from pi_app.ai.types import ToolCall
 from pi_app.tui.history_view import role_of, user_text
 from widgets.messages import AssistantMessageView, UserMessageView
 from widgets.notices import CompactionSummaryView, ErrorNotice, InfoNotice
@@ -20,6 +22,7 @@ from widgets.tool_format import ToolResultData
 from widgets.tool_panel import ToolPanel
 
 if TYPE_CHECKING:
+    from pi_app.session.session_events import SessionEvent
     from pi_app.tui.app import PiApp
 
 FRAME_S = 1 / 30
@@ -62,11 +65,11 @@ class EventBridge:
         self.on_after_batch: Callable[[], None] | None = None
 
     # ------------------------------------------------------------------ intake (any caller)
-    def __call__(self, event: Any) -> None:
+    async def __call__(self, event: SessionEvent) -> None:
         self._pending.append(event)
         self._idle.clear()
         self._wake.set()
-        if getattr(event, "type", None) in URGENT_EVENTS:
+        if event.type in URGENT_EVENTS:
             self._urgent.set()
 
     async def drained(self) -> None:
@@ -158,17 +161,15 @@ class EventBridge:
         return streamed
 
     # ------------------------------------------------------------------ handlers
-    async def _tool_call_update(self, ae: Any) -> None:
-        if ae.type not in ("toolcall_start", "toolcall_delta", "toolcall_end"):
-            return
-        source = ae.partial
-        if ae.type == "toolcall_end" and ae.toolCall is not None:
-            call = ae.toolCall
-        elif source is not None and ae.contentIndex is not None and ae.contentIndex < len(source.content):
-            call = source.content[ae.contentIndex]
-        else:
-            return
-        if getattr(call, "type", None) != "toolCall":
+    async def _tool_call_update(self, ae: AssistantMessageEvent) -> None:
+        match ae:
+            case ToolCallEndEvent():
+                call: object = ae.toolCall
+            case ToolCallStartEvent() | ToolCallDeltaEvent() if ae.contentIndex < len(ae.partial.content):
+                call = ae.partial.content[ae.contentIndex]
+            case _:
+                return
+        if not isinstance(call, ToolCall):
             return
         panel = self.panels.get(call.id)
         if panel is None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.widget import Widget
 
-from pi_app.ai.types import text_of
+from pi_app.ai.text import text_of
 from widgets.bash_view import BashExecutionView
 from widgets.messages import AssistantMessageView, UserMessageView
 from widgets.notices import BranchSummaryView, CompactionSummaryView, Notice
@@ -32,13 +32,7 @@ def tool_results_by_id(messages: Sequence[Any]) -> dict[str, Any]:
 
 
 def user_text(msg: Any) -> str:
-    content = _field(msg, "content", "")
-    if isinstance(content, str):
-        return content
-    try:
-        return text_of(content)
-    except Exception:
-        return "".join(_field(c, "text", "") or "" for c in content if _field(c, "type") == "text")
+    return text_of(_field(msg, "content", ""))
 
 
 def _finished_bash(msg: Any) -> BashExecutionView:

@@ -11,9 +11,11 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pi_app.session.results import Cancelled, NavigateResult
 from widgets.notices import ErrorNotice
 
 if TYPE_CHECKING:
+    from pi_app.session.agent_session import AgentSession
     from pi_app.tui.app import PiApp
     from widgets.tree.screen import BranchSummaryChoice, TreeAction
 
@@ -27,7 +29,7 @@ def _run(app: PiApp, coro: Any) -> None:
 
 def _busy_reason(app: PiApp) -> str | None:
     session = app.session
-    if getattr(session, "is_compacting", False):
+    if session.is_compacting:
         return "Wait for compaction to finish first."
     if app.branch_summarizing:
         return "Wait for the branch summary to finish first."
@@ -124,7 +126,11 @@ async def navigate(app: PiApp, entry_id: str, choice: BranchSummaryChoice | None
         app.branch_summarizing = True
         app.status.show_working(SUMMARIZING)
     try:
-        result = await session.navigate_tree(entry_id, summarize=summarize, custom_instructions=custom)
+        result: NavigateResult | Cancelled = await session.navigate_tree(
+            entry_id, summarize=summarize, custom_instructions=custom
+        )
+    except Cancelled as cancelled:
+        result = cancelled
     except Exception as exc:
         await app.chat.add(ErrorNotice(str(exc)))
         return
@@ -132,15 +138,9 @@ async def navigate(app: PiApp, entry_id: str, choice: BranchSummaryChoice | None
         if summarize:
             app.branch_summarizing = False
             app.status.clear()
-    if result.aborted:
+    if isinstance(result, Cancelled):
         await app.show_status("Branch summarization cancelled")
         await open_tree(app, entry_id)
-        return
-    if result.cancelled:
-        await app.show_status("Navigation cancelled")
-        return
-    if result.error:
-        await app.chat.add(ErrorNotice(result.error))
         return
     await _after_move(app, result.editor_text, "Navigated to selected point", only_if_empty=True)
 
@@ -148,47 +148,30 @@ async def navigate(app: PiApp, entry_id: str, choice: BranchSummaryChoice | None
 async def fork_at(app: PiApp, entry_id: str) -> None:
     """A new session file up to ``entry_id``: before a user message (its text goes to the editor, as /fork),
     or including any other entry."""
-    session = app.session
-    sm = session.session_manager
-    entry = sm.get_raw_entry(entry_id)
-    message = entry.get("message") if entry is not None and entry.get("type") == "message" else None
-    if isinstance(message, dict) and message.get("role") == "user":
-        try:
-            text, cancelled = await session.fork(entry_id)
-        except Exception as exc:
-            await app.chat.add(ErrorNotice(f"Fork failed: {exc}"))
-            return
-        if cancelled:
-            return
-        await _after_move(app, text, _where("Branched to new session", session), only_if_empty=False)
-        return
-    await clone_at(app, entry_id, verb="Forked")
-
-
-async def clone_at(app: PiApp, entry_id: str | None = None, verb: str = "Cloned") -> None:
-    """Duplicate the path root→``entry_id`` (default: the current leaf) into a new file and switch to it."""
-    failed = "Fork failed" if verb == "Forked" else "Clone failed"
-    session = app.session
-    sm = session.session_manager
-    await session.stop_all()  # nothing may go out into the session being cloned
-    old_leaf = sm.leaf_id
-    if entry_id is not None and entry_id != old_leaf:
-        try:
-            sm.branch(entry_id)  # clone() copies the path up to the leaf; the old file is left as it was
-        except KeyError as exc:
-            await app.chat.add(ErrorNotice(f"{failed}: {exc}"))
-            return
     try:
-        await session.clone()
+        result = await app.session.fork_at(entry_id)
     except Exception as exc:
-        if sm.leaf_id != old_leaf and old_leaf is not None and sm.get_raw_entry(old_leaf) is not None:
-            sm.branch(old_leaf)
-        await app.chat.add(ErrorNotice(f"{failed}: {exc}"))
+        await app.chat.add(ErrorNotice(f"Fork failed: {exc}"))
         return
-    await _after_move(app, None, _where(f"{verb} to new session", session), only_if_empty=True)
+    if result.text is not None:
+        await _after_move(
+            app, result.text, _where("Branched to new session", app.session), only_if_empty=False
+        )
+    else:
+        await _after_move(app, None, _where("Forked to new session", app.session), only_if_empty=True)
 
 
-def _where(text: str, session: Any) -> str:
+async def clone_at(app: PiApp, entry_id: str | None = None) -> None:
+    """Duplicate the path root→``entry_id`` (default: the current leaf) into a new file and switch to it."""
+    try:
+        await app.session.clone(entry_id)
+    except Exception as exc:
+        await app.chat.add(ErrorNotice(f"Clone failed: {exc}"))
+        return
+    await _after_move(app, None, _where("Cloned to new session", app.session), only_if_empty=True)
+
+
+def _where(text: str, session: AgentSession) -> str:
     path = session.session_file
     return f"{text}: {path}" if path else f"{text} (in memory)"
 

@@ -76,7 +76,7 @@ class Recorder:
     def __init__(self) -> None:
         self.events: list[Any] = []
 
-    def __call__(self, event: Any) -> None:
+    async def __call__(self, event: Any) -> None:
         self.events.append(event)
 
     def types(self) -> list[str]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from pi_app.ai.providers.faux import faux_error, faux_text, faux_tool
-from pi_app.session.auto_compaction import OVERFLOW_RETRY_FAILED, CompactionError
+from pi_app.session.auto_compaction import OVERFLOW_RETRY_FAILED
 from pi_app.session.compaction.prompts import TURN_PREFIX_PROMPT
 from pi_app.session.messages import COMPACTION_SUMMARY_PREFIX
+from pi_app.session.results import CompactionError
 
 from .helpers import Recorder, Script, entries, make_session, reopen, texts
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from pi_app.ai.providers.faux import faux_error, faux_text
 from pi_app.session.messages import BRANCH_SUMMARY_PREFIX
+from pi_app.session.results import ForkResult, NavigationError
 
 from .helpers import Recorder, Script, entries, make_session, reopen, texts
 
@@ -37,7 +40,7 @@ async def test_navigate_to_user_message_without_summary(tmp_path, faux):
     s, script = await three_turns(tmp_path, faux)
     q2 = user_entry(s, "Q2")
     result = await s.navigate_tree(q2["id"])
-    assert result.editor_text == "Q2" and not result.cancelled and result.error is None
+    assert result.editor_text == "Q2" and result.moved
     assert s.session_manager.leaf_id == q2["parentId"]
     assert texts(s.messages)[-2:] == ["user:Q1", "assistant:A1"]
     script.add(faux_text("A2b"))
@@ -82,15 +85,16 @@ async def test_navigate_to_assistant_and_errors(tmp_path, faux):
     result = await s.navigate_tree(a1["id"], label="here")
     assert result.editor_text is None and s.session_manager.get_label(a1["id"]) == "here"
     assert texts(s.messages)[-1] == "assistant:A1"
-    assert (await s.navigate_tree("nope")).error == "Entry nope not found"
+    with pytest.raises(NavigationError, match="^Entry nope not found$"):
+        await s.navigate_tree("nope")
 
 
 async def test_branch_summary_failure_keeps_leaf(tmp_path, faux):
     s, script = await three_turns(tmp_path, faux)
     leaf = s.session_manager.leaf_id
     script.summary = faux_error("summary service down")
-    result = await s.navigate_tree(user_entry(s, "Q2")["id"], summarize=True)
-    assert result.error and "summary service down" in result.error
+    with pytest.raises(NavigationError, match="summary service down"):
+        await s.navigate_tree(user_entry(s, "Q2")["id"], summarize=True)
     assert s.session_manager.leaf_id == leaf
     assert len(reopen(s.session_file).build_session_context().messages) == len(s.messages)
 
@@ -100,18 +104,19 @@ async def test_fork_and_clone_files(tmp_path, faux):
     original = s.session_file
     forks = s.get_fork_messages()
     assert [t for _, t in forks] == ["Q1", "Q2", "Q3"]
-    text, cancelled = await s.fork(forks[2][0])
-    assert (text, cancelled) == ("Q3", False)
+    fork = await s.fork(forks[2][0])
+    assert fork == ForkResult(text="Q3", session_file=s.session_file)
     forked = s.session_file
     assert forked != original
     got = [t for t in texts(reopen(forked).build_session_context().messages) if not t.startswith("system")]
     assert got == ["user:Q1", "assistant:A1", "user:Q2", "assistant:A2"]
     assert reopen(forked).get_header().parentSession == original
-    cloned_path = await s.clone()
+    cloned_path = (await s.clone()).session_file
+    assert cloned_path == s.session_file
     assert cloned_path not in (original, forked)
     assert texts(reopen(cloned_path).build_session_context().messages) == texts(s.messages)
     # Fork of the first message: only the tool-set declaration that preceded it remains.
-    text, _ = await s.fork(s.get_fork_messages()[0][0])
+    text = (await s.fork(s.get_fork_messages()[0][0])).text
     assert text == "Q1" and [m.role for m in s.messages] == ["system"]
     script.add(faux_text("restart"))
     await s.prompt("again")

@@ -47,16 +47,16 @@ class _FakeSession:
         self.listeners.append(listener)
         return lambda: self.listeners.remove(listener)
 
-    def _emit(self, kind: str, role: str) -> None:
+    async def _emit(self, kind: str, role: str) -> None:
         for listener in list(self.listeners):
-            listener(SimpleNamespace(type=kind, message=SimpleNamespace(role=role)))
+            await listener(SimpleNamespace(type=kind, message=SimpleNamespace(role=role)))
 
     async def prompt(self, text, images=None):
-        self._emit("message_end", "user")
+        await self._emit("message_end", "user")
         self.enabled_at["after user message"] = gc.isenabled()
-        self._emit("message_start", "assistant")
+        await self._emit("message_start", "assistant")
         self.enabled_at["after assistant start"] = gc.isenabled()
-        self._emit("message_update", "assistant")
+        await self._emit("message_update", "assistant")
         self.enabled_at["after first update"] = gc.isenabled()
         self.messages.append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
 

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pi_app.ai.text import text_of as text_of  # re-exported for the tree and fork picker
+
 # One line of text, capped: the list shows a single row per entry and search only needs a prefix.
 MAX_LINE = 200
 _WS = re.compile(r"[\n\t\r]+")
@@ -46,26 +48,6 @@ class DisplayText:
 
 def one_line(text: str) -> str:
     return _WS.sub(" ", text).strip()
-
-
-def text_of(content: Any, limit: int | None = None) -> str:
-    """Concatenated text blocks of a message content (string or block list)."""
-    if isinstance(content, str):
-        return content if limit is None else content[:limit]
-    if not isinstance(content, list):
-        return ""
-    out: list[str] = []
-    size = 0
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
-            t = block.get("text")
-            if isinstance(t, str):
-                out.append(t)
-                size += len(t)
-                if limit is not None and size >= limit:
-                    break
-    joined = "".join(out)
-    return joined if limit is None else joined[:limit]
 
 
 def has_text(content: Any) -> bool:
@@ -152,9 +134,9 @@ def display_text(
         msg = msg if isinstance(msg, dict) else {}
         role = msg.get("role")
         if role == "user":
-            return DisplayText("user: ", one_line(text_of(msg.get("content"), MAX_LINE)), STYLE_USER)
+            return DisplayText("user: ", one_line(text_of(msg.get("content"), limit=MAX_LINE)), STYLE_USER)
         if role == "assistant":
-            text = one_line(text_of(msg.get("content"), MAX_LINE))
+            text = one_line(text_of(msg.get("content"), limit=MAX_LINE))
             if text:
                 return DisplayText("assistant: ", text, STYLE_ASSISTANT)
             if msg.get("stopReason") == "aborted":
@@ -178,7 +160,7 @@ def display_text(
             return DisplayText("", f"[bash]: {one_line(str(msg.get('command') or ''))}", STYLE_META)
         return DisplayText("", f"[{role or 'message'}]", STYLE_META)
     if kind == "custom_message":
-        body = one_line(text_of(entry.get("content"), MAX_LINE))
+        body = one_line(text_of(entry.get("content"), limit=MAX_LINE))
         return DisplayText(f"[{entry.get('customType', 'custom')}]: ", body, STYLE_CUSTOM)
     if kind == "compaction":
         tokens = entry.get("tokensBefore")

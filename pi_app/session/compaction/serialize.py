@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pi_app.ai.text import text_of
+
 TOOL_RESULT_MAX_CHARS = 2000
 
 
@@ -14,18 +16,12 @@ def _truncate(text: str, limit: int) -> str:
     return f"{text[:limit]}\n\n[... {len(text) - limit} more characters truncated]"
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(b.text for b in content if getattr(b, "type", None) == "text")
-
-
 def serialize_conversation(messages: list[Any]) -> str:
     parts: list[str] = []
     for msg in messages:
         role = msg.role
         if role == "user":
-            text = _text(msg.content)
+            text = text_of(msg.content)
             if text:
                 parts.append(f"[User]: {text}")
         elif role == "assistant":
@@ -47,7 +43,7 @@ def serialize_conversation(messages: list[Any]) -> str:
             if calls:
                 parts.append("[Assistant tool calls]: " + "; ".join(calls))
         elif role == "toolResult":
-            text = _text(msg.content)
+            text = text_of(msg.content)
             if text:
                 parts.append(f"[Tool result]: {_truncate(text, TOOL_RESULT_MAX_CHARS)}")
     return "\n\n".join(parts)

@@ -9,6 +9,7 @@ from typing import Any
 from pi_app.ai.abort import AbortSignal
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.stream import StreamFn, stream
+from pi_app.ai.text import text_of
 from pi_app.ai.types import Context, Model, TextContent, UserMessage
 from pi_app.session.compaction import prompts
 from pi_app.session.compaction.cut_point import CompactionPreparation, prepare_branch_entries
@@ -52,7 +53,7 @@ async def _request(
         raise SummarizationAborted("Summarization was cancelled")
     if msg.stopReason == "error":
         raise SummarizationError(msg.errorMessage or "Unknown error")
-    return "\n".join(b.text for b in msg.content if b.type == "text")
+    return text_of(msg.content, "\n")
 
 
 def _conversation(messages: list[Any]) -> str:

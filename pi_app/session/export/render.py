@@ -20,6 +20,8 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
+from pi_app.ai.text import text_of
+
 from ..jsontext import dumps
 
 Entry = dict[str, Any]
@@ -93,16 +95,6 @@ def image_tag(block: Mapping[str, Any], cls: str = "message-image") -> str:
     return f'<img class="{cls}" src="data:{mime};base64,{data}" alt="image">'
 
 
-def text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(c.get("text", "")) for c in content if isinstance(c, dict) and c.get("type") == "text"
-        )
-    return ""
-
-
 def shorten_path(path: str) -> str:
     for root in ("/Users/", "/home/"):
         if path.startswith(root):
@@ -143,7 +135,7 @@ def _result_parts(result: Mapping[str, Any] | None) -> tuple[str, str]:
         )
     if images:
         images = f'<div class="tool-images">{images}</div>'
-    return text_of(content), images
+    return text_of(content, "\n"), images
 
 
 def _str_arg(args: Mapping[str, Any], *names: str) -> str:
@@ -255,7 +247,7 @@ def render_entry(entry: Entry, tool_results: Mapping[str, Mapping[str, Any]]) ->
                 )
                 if imgs:
                     html += f'<div class="message-images">{imgs}</div>'
-            text = text_of(content)
+            text = text_of(content, "\n")
             if text.strip():
                 html += f'<div class="markdown-content">{markdown(text)}</div>'
             return html + "</div>"
@@ -300,7 +292,7 @@ def render_entry(entry: Entry, tool_results: Mapping[str, Mapping[str, Any]]) ->
 
 
 def _custom(eid: str, ts: str, custom_type: str, content: Any) -> str:
-    text = content if isinstance(content, str) else text_of(content) or dumps(content)
+    text = content if isinstance(content, str) else text_of(content, "\n") or dumps(content)
     return (
         f'<div class="custom-message" id="entry-{eid}">{ts}<div class="custom-type">[{esc(custom_type)}]</div>'
         f'<div class="markdown-content">{markdown(text)}</div></div>'

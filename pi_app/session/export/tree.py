@@ -6,9 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pi_app.ai.text import text_of
+
 from ..jsontext import dumps
 from ..store.context import build_tree, labels_of
-from .render import Entry, esc, shorten_path, text_of
+from .render import Entry, esc, shorten_path
 
 SETTINGS_TYPES = ("label", "custom", "model_change", "thinking_level_change")
 
@@ -84,12 +86,10 @@ def node_html(entry: Entry, label: str | None, tool_calls: Mapping[str, Mapping[
         assert isinstance(msg, dict)
         role = msg.get("role")
         if role == "user":
-            return (
-                prefix
-                + f'<span class="tree-role-user">user:</span> {esc(_truncate(text_of(msg.get("content"))))}'
-            )
+            text = _truncate(text_of(msg.get("content"), "\n"))
+            return prefix + f'<span class="tree-role-user">user:</span> {esc(text)}'
         if role == "assistant":
-            text = _truncate(text_of(msg.get("content")))
+            text = _truncate(text_of(msg.get("content"), "\n"))
             if text:
                 body = esc(text)
             elif msg.get("stopReason") == "aborted":
@@ -125,7 +125,7 @@ def node_html(entry: Entry, label: str | None, tool_calls: Mapping[str, Mapping[
         return prefix + f'<span class="tree-branch-summary">[branch summary]:</span> {summary}'
     if kind == "custom_message":
         content = entry.get("content")
-        text = content if isinstance(content, str) else text_of(content)
+        text = content if isinstance(content, str) else text_of(content, "\n")
         return (
             prefix
             + f'<span class="tree-custom">[{esc(entry.get("customType", ""))}]:</span> {esc(_truncate(text))}'

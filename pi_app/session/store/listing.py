@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pi_app.ai.text import text_of
+
 from ..messages import iso_to_ms
 from .jsonl import SessionFileError, is_valid_header, parse_lines, read_header
 from .paths import SESSION_SUFFIX, agent_dir, default_session_dir, sessions_dir
@@ -34,14 +36,6 @@ class SessionInfo:
     message_count: int
     first_message: str
     all_messages_text: str
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
 
 
 def _dt(ms: int) -> datetime:
@@ -76,7 +70,7 @@ def summarize_file(path: str, mtime_ms: int) -> dict[str, Any] | None:
         ts = msg.get("timestamp")
         t = ts if isinstance(ts, (int, float)) else iso_to_ms(e.get("timestamp", ""))
         last_activity = max(last_activity, int(t))
-        text = _text_of(msg.get("content"))
+        text = text_of(msg.get("content"), " ")
         if not text:
             continue
         if text_len < ALL_TEXT_LIMIT:
