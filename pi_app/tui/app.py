@@ -7,8 +7,8 @@ session's events reach the widgets through :class:`EventBridge`. Keys follow pi 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -40,7 +40,8 @@ from widgets.notices import ErrorNotice, InfoNotice, Notice
 from widgets.queue_area import QueueArea
 from widgets.status_line import StatusLine
 
-SessionFactory = Callable[[], Awaitable[Any]]
+if TYPE_CHECKING:
+    from pi_app.session.agent_session import AgentSession
 
 
 class StatusNotice(InfoNotice):
@@ -73,38 +74,19 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
     ]
     SELECTION_ACTIONS = frozenset({"selection_move", "selection_copy"})
 
-    def __init__(
-        self,
-        session: Any = None,
-        *,
-        session_factory: SessionFactory | None = None,
-        initial_message: str | None = None,
-        options: TuiOptions | None = None,
-        initial_images: list[Any] | None = None,
-        initial_messages: list[str] | None = None,
-        resume: bool = False,
-        themes: list[str] | None = None,
-        no_themes: bool = False,
-        warnings: list[str] | None = None,
-    ) -> None:
-        """``resume`` opens the session picker first (``pi -r``; cancelling it quits); ``themes`` are the
-        ``--theme`` values (paths to load, or a theme name to use for this run); ``warnings`` are startup
-        warnings to show in the chat."""
+    def __init__(self, session: AgentSession, options: TuiOptions | None = None) -> None:
         super().__init__()
-        if session is None and session_factory is None:
-            raise ValueError("PiApp needs a session or a session_factory")
-        self.session: Any = session
-        self._session_factory = session_factory
-        self.initial_message = initial_message
-        self.initial_images = initial_images
-        self.initial_messages = list(initial_messages or [])
-        self.resume_at_start = resume
-        self.cli_themes = list(themes or [])
-        self.no_themes = no_themes
-        self.startup_warnings = list(warnings or [])
+        self.session = session
+        self.options = options = options or TuiOptions()
+        self.initial_message = options.initial_message
+        self.initial_images = options.initial_images
+        self.initial_messages = list(options.initial_messages)
+        self.resume_at_start = options.resume
+        self.cli_themes = list(options.themes)
+        self.no_themes = options.no_themes
+        self.startup_warnings = list(options.warnings)
         self.theme_watch = ThemeFileWatch(self)
         self.branch_summarizing = False
-        self.options = options or TuiOptions()
         self.clipboard_backend: Clipboard = self.options.clipboard or SystemClipboard(
             osc52=self.copy_to_clipboard
         )
@@ -153,10 +135,6 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         yield self.footer
 
     async def on_mount(self) -> None:
-        if self.session is None:
-            themes.register_all(self)  # the first frame is drawn in the default theme meanwhile
-            assert self._session_factory is not None
-            self.session = await self._session_factory()
         session = self.session
         self._apply_theme()
         self.chat.hide_thinking = bool(session.settings.settings.hideThinkingBlock)
@@ -475,35 +453,3 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         width = max((len(k) for k, _ in rows), default=0)
         lines = ["Keyboard Shortcuts", ""] + [f"{k:<{width}}  {d}" for k, d in rows]
         return "\n".join(lines)
-
-
-def run_interactive(
-    session: Any = None,
-    *,
-    session_factory: SessionFactory | None = None,
-    initial_message: str | None = None,
-    options: TuiOptions | None = None,
-    initial_images: list[Any] | None = None,
-    initial_messages: list[str] | None = None,
-    resume: bool = False,
-    themes: list[str] | None = None,
-    no_themes: bool = False,
-    warnings: list[str] | None = None,
-) -> int:
-    """Run the full-screen app until the user quits; returns the exit code (see :class:`PiApp`)."""
-    if session is not None and callable(session) and not hasattr(session, "prompt"):
-        session_factory, session = session, None
-    app = PiApp(
-        session,
-        session_factory=session_factory,
-        initial_message=initial_message,
-        options=options,
-        initial_images=initial_images,
-        initial_messages=initial_messages,
-        resume=resume,
-        themes=themes,
-        no_themes=no_themes,
-        warnings=warnings,
-    )
-    app.run()
-    return app.return_code or 0
