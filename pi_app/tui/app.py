@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -153,7 +153,7 @@ class PiApp(App[None]):
     async def action_cycle_thinking(self) -> None:
         await self.keys.cycle_thinking()
 
-    def action_cycle_model(self, direction: str = "forward") -> None:
+    def action_cycle_model(self, direction: Literal["forward", "backward"] = "forward") -> None:
         self.run_worker(self.keys.cycle_model(direction), group="model", exit_on_error=False)
 
     def action_select_model(self, query: str = "") -> None:
@@ -383,8 +383,8 @@ class PiApp(App[None]):
 
     async def show_status(self, text: str, kind: str = "info") -> None:
         """pi's showStatus: a dim line in the chat; consecutive statuses replace each other."""
-        last = self.chat.items[-1] if self.chat.items else None
-        if last is not None and last is self._last_status and kind == "info":
+        last = self._last_status
+        if last is not None and self.chat.items and self.chat.items[-1] is last and kind == "info":
             last.text = text
             last.update(text)
             return

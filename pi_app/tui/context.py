@@ -6,19 +6,24 @@ modules imports the App class (no import cycle), and so that what they touch is 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual import Logger
-    from textual.screen import Screen
-    from textual.worker import Worker
+    from textual.screen import Screen, ScreenResultCallbackType
+    from textual.widget import AwaitMount
+    from textual.worker import Worker, WorkType
 
     from pi_app.session.agent_session import AgentSession
     from widgets.chat_log import ChatLog
     from widgets.editor import PromptEditor
     from widgets.queue_area import QueueArea
     from widgets.status_line import StatusLine
+
+
+Result = TypeVar("Result")
+ScreenResult = TypeVar("ScreenResult")
 
 
 class AppContext(Protocol):
@@ -62,10 +67,19 @@ class AppContext(Protocol):
 
     def open_login(self, provider: str) -> None: ...
 
-    def push_screen(self, screen: Screen[Any], callback: Callable[[Any], Any] | None = None) -> Any: ...
+    def push_screen(
+        self, screen: Screen[ScreenResult], callback: ScreenResultCallbackType[ScreenResult] | None = None
+    ) -> AwaitMount: ...
 
     def run_worker(
-        self, work: Any, name: str | None = "", group: str = "default", **kwargs: Any
-    ) -> Worker[Any]: ...
+        self,
+        work: WorkType[Result],
+        name: str | None = "",
+        group: str = "default",
+        *,
+        exit_on_error: bool = True,
+    ) -> Worker[Result]: ...
 
-    def exit(self, result: None = None, return_code: int = 0, message: Any = None) -> None: ...
+    def exit(
+        self, result: None = None, return_code: int = 0, message: RenderableType | None = None
+    ) -> None: ...

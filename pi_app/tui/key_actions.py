@@ -8,7 +8,7 @@ keybindings.json use) delegate here; this class talks to the app only through :c
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from textual.app import SuspendNotSupported
 from textual.screen import ModalScreen
@@ -192,7 +192,7 @@ class KeyActions:
         app.refresh_footer()
         await app.show_status(f"Thinking level: {level}")
 
-    async def cycle_model(self, direction: str = "forward") -> None:
+    async def cycle_model(self, direction: Literal["forward", "backward"] = "forward") -> None:
         app = self.app
         try:
             model = await app.session.cycle_model(direction)

@@ -72,7 +72,8 @@ async def _wait_streaming(app, pilot) -> None:
 
 
 def _slow(text: str = "working on it " * 20) -> FauxResponse:
-    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=2, delay_s=0.02)
+    # ~5.6 s of streaming: room for the queueing steps on a loaded machine (aborting tests end it early)
+    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=1, delay_s=0.02)
 
 
 async def test_steering_and_follow_up_while_streaming(project: Path, faux) -> None:

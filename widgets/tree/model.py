@@ -17,7 +17,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.session.messages import iso_to_ms
 from pi_app.session.store.record import bulk
@@ -43,6 +43,9 @@ from .navigation import (
     segment_start_up,
 )
 from .peek import message_facts, tree_fields
+
+if TYPE_CHECKING:
+    from pi_app.session.store import SessionManager
 
 __all__ = ["FILTERS", "FILTER_KEYS", "FILTER_TAGS", "Row", "TreeModel"]
 
@@ -111,13 +114,15 @@ def _ts(node: _Node) -> int:
 CALL_LOOKUP_DEPTH = 256
 
 # Built models per session object (weakly held), with the state they were built from.
-_MODEL_CACHE: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], TreeModel]] = weakref.WeakKeyDictionary()
+_MODEL_CACHE: weakref.WeakKeyDictionary[SessionManager, tuple[tuple[Any, ...], TreeModel]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def _session_key(session: Any) -> tuple[Any, ...]:
+def _session_key(session: SessionManager) -> tuple[Any, ...]:
     entries = session.raw_entries()
     last = tree_fields(entries[-1])[0] if entries else None
-    return (getattr(session, "session_file", None), getattr(session, "session_id", None), len(entries), last)
+    return (session.session_file, session.session_id, len(entries), last)
 
 
 class TreeModel:
@@ -168,12 +173,12 @@ class TreeModel:
             self._refresh()
 
     @classmethod
-    def from_session(cls, session: Any, **kwargs: Any) -> TreeModel:
+    def from_session(cls, session: SessionManager, **kwargs: Any) -> TreeModel:
         """From a SessionManager: every entry of the file, its leaf and labels."""
         return cls(session.raw_entries(), session.leaf_id, session.labels(), **kwargs)
 
     @classmethod
-    def for_session(cls, session: Any, **kwargs: Any) -> TreeModel:
+    def for_session(cls, session: SessionManager, **kwargs: Any) -> TreeModel:
         """Like :meth:`from_session`, but built once per session state: while the session has the same file
         and entries, re-opening reuses the model (fresh leaf, labels, filter, search and folds)."""
         key = _session_key(session)
