@@ -3,16 +3,22 @@
 Keep module-level imports minimal: ``pi --version`` and ``pi --help`` must answer in well under 150 ms, so
 only the pure argument parser is imported before those fast paths; sessions, providers and the UI load
 afterwards. Every failure is one line on stderr and exit code 1.
+
+This module is the composition root: it picks the mode (interactive, print, json, rpc) and runs it on the one
+event loop that also built the session. ``pi_app.modes`` knows nothing of the full-screen UI.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_app import __version__
-from pi_app.cli_args import HELP_TEXT, CliError, parse_args
+from pi_app.cli_args import HELP_TEXT, CliArgs, CliError, parse_args
+
+if TYPE_CHECKING:
+    from pi_app.modes.startup import Launch
 
 
 def _error(message: str) -> int:
@@ -74,34 +80,54 @@ def main(argv: list[str] | None = None) -> int:
         startup_gc.before_exit()
 
 
-def _run_session(args: Any, interactive: bool) -> int:
+def _run_session(args: CliArgs, interactive: bool) -> int:
+    import asyncio
+
     from pi_app.tools import bash_logs, process_registry
 
     process_registry.end_on_fatal_signals(bash_logs.remove_own_logs)
     try:
-        return _run_mode(args, interactive)
+        return asyncio.run(run_mode(args, interactive))
+    except KeyboardInterrupt:
+        return 130
     finally:  # every mode (print, json, rpc, TUI) exits here: end what bash left running, drop its logs
         process_registry.terminate_all()
         bash_logs.remove_own_logs()
 
 
-def _run_mode(args: Any, interactive: bool) -> int:
-    import asyncio
-
-    from pi_app.modes.startup import StartupError, run
+async def run_mode(args: CliArgs, interactive: bool) -> int:
+    """The composition root: build the session, then run the chosen mode on this same event loop."""
+    from pi_app.modes.startup import StartupError, prepare, run_headless
 
     try:
-        outcome = asyncio.run(run(args, interactive=interactive))
+        launch = await prepare(args, interactive=interactive)
+        if isinstance(launch, int):  # answered without a session (--list-models, --resume listing)
+            return launch
+        if interactive:
+            return await run_interactive(launch)
+        return await run_headless(launch)
     except StartupError as exc:
         return _error(str(exc))
-    except KeyboardInterrupt:
-        return 130
-    if callable(outcome):  # a synchronous full-screen UI: it runs its own event loop
-        try:
-            return int(outcome() or 0)
-        except KeyboardInterrupt:
-            return 130
-    return outcome
+
+
+async def run_interactive(launch: Launch) -> int:
+    """The full-screen app on the running loop; startup warnings are shown in its chat."""
+    from pi_app.tui.app import PiApp
+    from pi_app.tui.options import TuiOptions
+
+    args = launch.args
+    options = TuiOptions(
+        initial_message=launch.first,
+        initial_images=launch.images,
+        initial_messages=list(launch.rest),
+        resume=args.resume,
+        themes=list(args.themes),
+        no_themes=args.no_themes,
+        warnings=list(launch.warnings),
+    )
+    app = PiApp(launch.session, options)
+    await app.run_async()
+    return app.return_code or 0
 
 
 def _export(session_file: str, out_path: str | None) -> int:

@@ -1,4 +1,7 @@
-"""pi's JSON themes as Textual themes.
+"""pi's JSON themes: loading, tokens, contrast and resolved colours (for Rich and the HTML export).
+
+This package and its modules never import Textual; `themes.textual_adapter` turns the specs into Textual
+themes, registers them on an app and highlights code in the active theme's variables.
 
 A pi theme file is `{"$schema"?, "name", "vars"?, "colors": {51 tokens}, "export"?}` (see
 `themes/dark.json`); colours are "#rrggbb", an xterm index 0-255, a `vars` name, or "" (terminal
@@ -16,11 +19,11 @@ Textual base colours: primary=accent, secondary=border, accent=borderAccent, suc
 foreground=text, background=export.pageBg or cardBg (the more extreme; else derived from
 userMessageBg), surface=export.cardBg, panel=userMessageBg; `$border`/`$border-blurred` = borderAccent/borderMuted.
 
-Code highlighting: `PiHighlightTheme` (Textual `Content`, via `$pi-syntax-*`), `variables_syntax_theme(
-app.theme_variables)` (Rich `Syntax`/`Markdown` code blocks in the active theme), `rich_syntax_theme(name)` /
-`pygments_style(name)` (a named theme, e.g. for the HTML export). Widgets holding pre-rendered content
+Code highlighting: `textual_adapter.PiHighlightTheme` (Textual `Content`, via `$pi-syntax-*`),
+`textual_adapter.variables_syntax_theme(app.theme_variables)` (Rich `Syntax`/`Markdown` code blocks in the
+active theme), `rich_syntax_theme(name)` / `pygments_style(name)` (a named theme, e.g. for the HTML export). Widgets holding pre-rendered content
 re-render on `app.theme_changed_signal` (`widgets.rendering.on_theme_change`), which also fires when the
-active theme file is hot-reloaded (`install_theme`). `CONTRAST_PAIRS` lists every (text, background)
+active theme file is hot-reloaded (`textual_adapter.install_theme`). `CONTRAST_PAIRS` lists every (text, background)
 token pair the widgets draw; `PI_EXCEPTIONS` the sub-4.5:1 pairs pi's own dark/light ship with.
 
 An app whose TCSS uses `$pi-*` should return `themes.variable_defaults()` from
@@ -30,30 +33,20 @@ An app whose TCSS uses `$pi-*` should return `themes.variable_defaults()` from
 from __future__ import annotations
 
 from .contrast import CONTRAST_PAIRS, PI_EXCEPTIONS, contrast_failures
-from .convert import is_terminal_palette, to_textual_theme
+from .convert import is_terminal_palette
 from .loader import ThemeSpec, ThemeWarning, load_theme_file, parse_theme
 from .registry import (
     BUILTIN_THEMES,
     add_user_theme,
-    agent_dir,
     available_themes,
     discover_themes,
     export_colors,
     get_spec,
-    get_theme,
-    install_theme,
-    register_all,
     rich_token_colors,
     token_colors,
     variable_defaults,
 )
-from .syntax import (
-    PiHighlightTheme,
-    VariablesSyntaxTheme,
-    pygments_style,
-    rich_syntax_theme,
-    variables_syntax_theme,
-)
+from .syntax import pygments_style, rich_syntax_theme
 from .tokens import TOKENS, contrast_ratio, css_variable_name, xterm_to_hex
 from .watch import ThemeWatcher, detect_default_theme
 
@@ -62,14 +55,10 @@ __all__ = [
     "CONTRAST_PAIRS",
     "PI_EXCEPTIONS",
     "TOKENS",
-    "PiHighlightTheme",
     "ThemeSpec",
     "ThemeWarning",
     "ThemeWatcher",
-    "VariablesSyntaxTheme",
     "add_user_theme",
-    "install_theme",
-    "agent_dir",
     "available_themes",
     "contrast_failures",
     "contrast_ratio",
@@ -78,17 +67,13 @@ __all__ = [
     "discover_themes",
     "export_colors",
     "get_spec",
-    "get_theme",
     "is_terminal_palette",
     "load_theme_file",
     "parse_theme",
     "pygments_style",
-    "register_all",
     "rich_syntax_theme",
     "rich_token_colors",
-    "to_textual_theme",
     "token_colors",
     "variable_defaults",
-    "variables_syntax_theme",
     "xterm_to_hex",
 ]

@@ -1,4 +1,5 @@
-"""Turning a resolved `ThemeSpec` into a Textual `Theme`, resolved hex colours and Rich colour strings.
+"""Turning a resolved `ThemeSpec` into resolved hex colours and Rich colour strings (the Textual `Theme` is
+built from these in `themes.textual_adapter`).
 
 pi draws on the terminal's own background; Textual paints every cell, so each theme needs a concrete
 background. It is the theme's `export.pageBg` when given, else derived from `userMessageBg`.
@@ -9,18 +10,8 @@ it maps to Textual's ANSI colour names (`ansi_default`, `ansi_red`, ...) and `Th
 
 from __future__ import annotations
 
-from textual.theme import BUILTIN_THEMES, Theme
-
 from .loader import ColorValue, ThemeSpec
-from .tokens import (
-    ANSI_NAMES,
-    BACKGROUND_TOKENS,
-    TOKENS,
-    css_variable_name,
-    mix,
-    relative_luminance,
-    xterm_to_hex,
-)
+from .tokens import BACKGROUND_TOKENS, TOKENS, mix, relative_luminance, xterm_to_hex
 
 DARK_FOREGROUND = "#dcdcdc"
 LIGHT_FOREGROUND = "#1e1e1e"
@@ -84,84 +75,3 @@ def rich_color(value: ColorValue) -> str:
     if value == "":
         return "default"
     return f"color({value})" if isinstance(value, int) else value
-
-
-def _ansi_css(value: ColorValue) -> str:
-    if value == "":
-        return "ansi_default"
-    if isinstance(value, int):
-        return ANSI_NAMES[value]
-    return value
-
-
-def _terminal_theme(spec: ThemeSpec) -> Theme:
-    c = {t: _ansi_css(v) for t, v in spec.colors.items()}
-
-    def base(token: str, default: str) -> str:
-        return default if c[token] == "ansi_default" else c[token]
-
-    dark = is_dark(spec)
-    # Start from Textual's own terminal-palette theme (it defines $ansi-background & co. that Textual's
-    # default CSS needs), then add the pi variables.
-    variables = dict(BUILTIN_THEMES["ansi-dark" if dark else "ansi-light"].variables)
-    variables.update({css_variable_name(t): c[t] for t in TOKENS})
-    variables.update(
-        {
-            "border": base("borderAccent", "ansi_blue"),
-            "border-blurred": base("borderMuted", "ansi_bright_black"),
-            "footer-key-foreground": base("accent", "ansi_blue"),
-        }
-    )
-    return Theme(
-        name=spec.name,
-        ansi=True,
-        primary=base("accent", "ansi_blue"),
-        secondary=base("border", "ansi_cyan"),
-        accent=base("borderAccent", "ansi_magenta"),
-        warning=base("warning", "ansi_yellow"),
-        error=base("error", "ansi_red"),
-        success=base("success", "ansi_green"),
-        foreground="ansi_default",
-        background="ansi_default",
-        surface="ansi_default",
-        panel="ansi_default",
-        boost="ansi_default",
-        dark=dark,
-        variables=variables,
-    )
-
-
-def to_textual_theme(spec: ThemeSpec) -> Theme:
-    """The Textual theme for a pi theme: base colours from the pi tokens plus `$pi-*` variables."""
-    if is_terminal_palette(spec):
-        return _terminal_theme(spec)
-    hexes = token_hex(spec)
-    background = background_of(spec)
-    surface = mix(background, hexes["userMessageBg"], 0.5)
-    variables = {css_variable_name(t): hexes[t] for t in TOKENS}
-    variables.update(
-        {
-            "border": hexes["borderAccent"],
-            "border-blurred": hexes["borderMuted"],
-            "footer-key-foreground": hexes["accent"],
-            "block-cursor-background": hexes["selectedBg"],
-            "block-cursor-foreground": hexes["text"],
-            "block-cursor-text-style": "none",
-        }
-    )
-    return Theme(
-        name=spec.name,
-        primary=hexes["accent"],
-        secondary=hexes["border"],
-        accent=hexes["borderAccent"],
-        warning=hexes["warning"],
-        error=hexes["error"],
-        success=hexes["success"],
-        foreground=hexes["text"],
-        background=background,
-        surface=surface,
-        panel=hexes["userMessageBg"],
-        boost=hexes["text"] + "0a",  # ~4% of the text colour, Textual's usual boost
-        dark=is_dark(spec),
-        variables=variables,
-    )

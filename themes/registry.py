@@ -1,18 +1,14 @@
-"""Built-in themes, user theme discovery and the name -> theme registry used by the app."""
+"""Built-in themes, user theme discovery and the name -> theme spec registry (no Textual here)."""
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Protocol
 
-from textual.theme import Theme
-
-from .convert import background_of, is_terminal_palette, rich_color, to_textual_theme, token_hex
+from .convert import background_of, is_terminal_palette, rich_color, token_hex
 from .loader import ThemeSpec, ThemeWarning, load_theme_file, parse_theme
 from .tokens import css_variable_name, mix, xterm_to_hex
 
@@ -66,11 +62,6 @@ def available_themes() -> list[str]:
     return sorted(set(BUILTIN_THEMES) | set(_user_specs))
 
 
-def get_theme(name: str) -> Theme:
-    """The Textual theme for pi theme `name`; the Textual theme name equals `name`."""
-    return to_textual_theme(get_spec(name))
-
-
 def token_colors(name: str) -> dict[str, str]:
     """pi token -> "#rrggbb" for theme `name` (for Rich renderables and the HTML export)."""
     return token_hex(get_spec(name))
@@ -108,24 +99,23 @@ def variable_defaults() -> dict[str, str]:
 # --- discovery ---------------------------------------------------------------------------------------
 
 
-def agent_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    configured = env.get("PI_CODING_AGENT_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".pi" / "agent"
-
-
 def _json_files(path: Path) -> list[Path]:
     return sorted(p for p in path.glob("*.json") if p.is_file()) if path.is_dir() else []
 
 
 def discover_themes(
-    cwd: str | Path, extra_paths: Iterable[str | Path] = (), env: Mapping[str, str] | None = None
+    cwd: str | Path, extra_paths: Iterable[str | Path] = (), agent_dir: str | Path | None = None
 ) -> tuple[dict[str, ThemeSpec], list[ThemeWarning]]:
     """Load user themes from `<agentDir>/themes/*.json`, `<cwd>/.pi/themes/*.json` and `extra_paths`
     (files or directories: the `themes` setting and `--theme`). The first theme with a name wins;
     later ones are reported as collisions, as are attempts to replace pi's `dark`/`light`. A user theme
-    may replace one of our other built-ins (e.g. its own `nord`)."""
-    files: list[Path] = [*_json_files(agent_dir(env) / "themes"), *_json_files(Path(cwd) / ".pi" / "themes")]
+    may replace one of our other built-ins (e.g. its own `nord`). `agent_dir` defaults to pi's."""
+    if agent_dir is None:
+        # deferred: the config package's __init__ loads the settings and model registry modules
+        from pi_app.session.config.paths import agent_dir as default_agent_dir
+
+        agent_dir = default_agent_dir()
+    files: list[Path] = [*_json_files(Path(agent_dir) / "themes"), *_json_files(Path(cwd) / ".pi" / "themes")]
     warnings: list[ThemeWarning] = []
     for extra in extra_paths:
         p = Path(extra).expanduser()
@@ -167,46 +157,3 @@ def add_user_theme(spec: ThemeSpec) -> None:
 
 def clear_user_themes() -> None:
     _user_specs.clear()
-
-
-class _ThemeHost(Protocol):
-    def register_theme(self, theme: Theme) -> None: ...
-
-
-def register_all(
-    app: _ThemeHost,
-    cwd: str | Path | None = None,
-    extra_paths: Iterable[str | Path] = (),
-    env: Mapping[str, str] | None = None,
-) -> list[ThemeWarning]:
-    """Register every built-in and every discovered user theme on a Textual app; returns the
-    discovery warnings (show them as notices). With cwd=None only built-ins are registered."""
-    for name in BUILTIN_THEMES:
-        app.register_theme(to_textual_theme(_builtin_spec(name)))
-    if cwd is None:
-        return []
-    specs, warnings = discover_themes(cwd, extra_paths, env)
-    for spec in specs.values():
-        add_user_theme(spec)
-        app.register_theme(to_textual_theme(spec))
-    return warnings
-
-
-class _ThemedApp(_ThemeHost, Protocol):
-    theme: str
-
-    def refresh_css(self, animate: bool = True) -> None: ...
-
-
-def install_theme(app: _ThemedApp, spec: ThemeSpec) -> None:
-    """Register a discovered or hot-reloaded theme on a running app; when it is the active theme the
-    CSS is refreshed at once (re-setting `app.theme` to the same name would not fire its watcher).
-    Widgets with colours baked into content should also listen to `app.theme_changed_signal`."""
-    add_user_theme(spec)
-    theme = to_textual_theme(spec)
-    app.register_theme(theme)
-    if app.theme == spec.name:
-        app.refresh_css(animate=False)
-        signal = getattr(app, "theme_changed_signal", None)
-        if signal is not None:
-            signal.publish(theme)

@@ -1,9 +1,8 @@
-"""Code highlighting in theme colours: a Pygments style, a Rich syntax theme and a Textual
-`HighlightTheme`, all driven by the nine `syntax*` tokens."""
+"""Code highlighting in theme colours: a Pygments style and a Rich syntax theme for a named theme, driven
+by the nine `syntax*` tokens (the Textual `HighlightTheme` is in `themes.textual_adapter`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import cache
 
 from pygments.style import Style
@@ -20,14 +19,10 @@ from pygments.token import (
     Token,
     _TokenType,
 )
-from rich.style import Style as RichStyle
-from rich.syntax import PygmentsSyntaxTheme, SyntaxTheme
-from textual.color import Color, ColorParseError
-from textual.highlight import HighlightTheme
+from rich.syntax import PygmentsSyntaxTheme
 
 from .convert import background_of, is_terminal_palette
 from .registry import get_spec, token_colors
-from .tokens import css_variable_name
 
 # Pygments token -> pi token. Sub-tokens not listed inherit from their parent.
 SYNTAX_TOKEN_MAP: dict[_TokenType, str] = {
@@ -82,70 +77,3 @@ def pygments_style(name: str) -> type[Style]:
 def rich_syntax_theme(name: str) -> PygmentsSyntaxTheme:
     """For `rich.syntax.Syntax(code, lexer, theme=rich_syntax_theme(name))`."""
     return PygmentsSyntaxTheme(pygments_style(name))
-
-
-def _var(token: str) -> str:
-    return "$" + css_variable_name(token)
-
-
-class PiHighlightTheme(HighlightTheme):
-    """Textual highlight theme using the `$pi-syntax-*` variables, so highlighted `Content` follows
-    whichever pi theme is active (no per-theme class needed)."""
-
-    STYLES = {
-        tok: _var(pi) + (" italic" if tok is Comment else "")
-        for tok, pi in SYNTAX_TOKEN_MAP.items()
-        if tok is not Token
-    }
-
-
-def rich_color(value: str | None) -> str | None:
-    """A Textual CSS colour value ("#rrggbb", "ansi_red", "ansi_default", ...) as a Rich colour
-    string; None when empty or unparseable (the caller then leaves the colour unset)."""
-    if not value:
-        return None
-    try:
-        return Color.parse(value).rich_color.name
-    except ColorParseError:
-        return None
-
-
-class VariablesSyntaxTheme(SyntaxTheme):
-    """A Rich syntax theme read from resolved `$pi-syntax-*` values (an app's `theme_variables`),
-    so renderables built from the *active* theme need no theme name. No background: code sits on
-    whatever it is drawn on (pi draws code blocks without a fill)."""
-
-    def __init__(self, styles: Mapping[_TokenType, RichStyle]) -> None:
-        self._styles = dict(styles)
-
-    def get_style_for_token(self, token_type: _TokenType) -> RichStyle:
-        token: _TokenType | None = token_type
-        while token is not None:
-            style = self._styles.get(token)
-            if style is not None:
-                return style
-            token = token.parent
-        return RichStyle.null()
-
-    def get_background_style(self) -> RichStyle:
-        return RichStyle.null()
-
-
-@cache
-def _variables_syntax_theme(values: tuple[tuple[str, str | None], ...]) -> VariablesSyntaxTheme:
-    colors = dict(values)
-    styles = {
-        tok: RichStyle(color=colors[pi], italic=tok is Comment or None)
-        for tok, pi in SYNTAX_TOKEN_MAP.items()
-    }
-    return VariablesSyntaxTheme(styles)
-
-
-def variables_syntax_theme(variables: Mapping[str, str]) -> VariablesSyntaxTheme:
-    """For `rich.syntax.Syntax`/`rich.markdown.Markdown(code_theme=...)`: the syntax colours of
-    whichever theme produced `variables` (e.g. `app.theme_variables`). Missing values fall back to
-    the terminal default colour rather than failing."""
-    needed = sorted(set(SYNTAX_TOKEN_MAP.values()))
-    return _variables_syntax_theme(
-        tuple((pi, rich_color(variables.get(css_variable_name(pi)))) for pi in needed)
-    )

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -46,7 +46,7 @@ class ForkPickerScreen(Screen[str | None]):
     ForkPickerScreen OptionList > .option-list--option-highlighted { background: $pi-selected-bg; }
     """
 
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "move(-1)", show=False, priority=True),
         Binding("down", "move(1)", show=False, priority=True),
         Binding("escape,ctrl+c", "cancel", show=False, priority=True),

@@ -24,7 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownBlock, MarkdownFence
 
-from themes.syntax import PiHighlightTheme, rich_color, variables_syntax_theme
+from themes.textual_adapter import PiHighlightTheme, rich_color, variables_syntax_theme
 
 # Rich markdown style names -> pi tokens (as Textual variable names).
 _MD_STYLES = {

@@ -16,7 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
@@ -125,7 +125,7 @@ class SessionPickerScreen(Screen[str | None]):
     SessionPickerScreen #picker-keys { height: 1; padding: 0 1; color: $pi-dim; }
     """
 
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "move(-1)", show=False, priority=True),
         Binding("down", "move(1)", show=False, priority=True),
         Binding("pageup", "page(-1)", show=False, priority=True),

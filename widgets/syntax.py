@@ -10,7 +10,7 @@ from pygments.util import ClassNotFound
 from textual.content import Content
 from textual.highlight import highlight
 
-from themes.syntax import PiHighlightTheme
+from themes.textual_adapter import PiHighlightTheme
 
 __all__ = ["PiHighlightTheme", "highlight_code", "language_for_path"]
 

@@ -1,4 +1,5 @@
-"""From parsed command line to a running mode: config, session selection, the AgentSession, the mode.
+"""From parsed command line to a built session (config, session selection, the AgentSession), and the
+headless modes (print, json, rpc). The interactive mode is chosen and run by ``pi_app.cli``.
 
 Imported by ``pi_app.cli`` only after the ``--version``/``--help`` fast paths. Every user-facing failure is
 a :class:`StartupError` whose message is the one line ``pi`` prints to stderr before exiting 1.
@@ -6,15 +7,17 @@ a :class:`StartupError` whose message is the one line ``pi`` prints to stderr be
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.cli_args import CliArgs, CliError, process_file_args
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import ImageContent
+    from pi_app.session.agent_session import AgentSession
 
 
 class StartupError(Exception):
@@ -142,7 +145,7 @@ def format_session_list(cwd: str, session_dir: str | None) -> str:
 # --------------------------------------------------------------------------------- session
 
 
-async def create_session(args: CliArgs, cfg: Config, manager: Any) -> Any:
+async def create_session(args: CliArgs, cfg: Config, manager: Any) -> AgentSession:
     from pi_app.session.assembly import create_agent_session
 
     scoped = args.models if args.models is not None else (cfg.settings.settings.enabledModels or [])
@@ -209,11 +212,28 @@ def initial_prompt(args: CliArgs, cwd: str) -> tuple[str | None, list[Any] | Non
     return first, images or None, messages
 
 
-async def run(args: CliArgs, *, interactive: bool) -> int | Callable[[], Any]:
-    """Everything after argument parsing for the session-based paths (modes and --list-models).
+@dataclass
+class Launch:
+    """What a mode needs once the session exists: the session, the command line's messages, warnings."""
 
-    Returns the exit code, or for a synchronous interactive UI the call that starts it (the caller makes
-    it after this event loop has ended: a Textual app runs its own loop).
+    args: CliArgs
+    cfg: Config
+    session: AgentSession
+    first: str | None
+    images: list[ImageContent] | None
+    rest: list[str]
+    warnings: list[str]
+
+    @property
+    def mode(self) -> str:
+        return self.args.mode or "text"
+
+
+async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
+    """Everything after argument parsing up to a built session (config, session file, AgentSession).
+
+    Returns the exit code when the command is answered without a session (``--list-models``,
+    non-interactive ``--resume``); otherwise the :class:`Launch` the chosen mode runs with.
     """
     cwd = os.getcwd()
     cfg = load_config(cwd)
@@ -242,21 +262,25 @@ async def run(args: CliArgs, *, interactive: bool) -> int | Callable[[], Any]:
 
     manager = create_session_manager(args, cfg)
     session = await create_session(args, cfg, manager)
-    warn += list(getattr(session, "resource_warnings", []))
+    warn += session.resource_warnings
     if interactive or mode == "rpc":
         from pi_app.modes import startup_gc
 
         startup_gc.resume()  # long-lived modes collect as usual from here on
-    if interactive:
-        return await _run_interactive(session, args, first, images, rest, warn)
-    _flush_warnings(warn)
+    return Launch(args, cfg, session, first, images, rest, warn)
+
+
+async def run_headless(launch: Launch) -> int:
+    """The print, json and rpc modes: warnings to stderr, then the mode until it ends."""
+    args, session = launch.args, launch.session
+    _flush_warnings(launch.warnings)
     if session.model is None:
-        fallback = getattr(session, "model_fallback_message", None)
+        fallback = session.model_fallback_message
         if args.model and fallback:
             raise StartupError(fallback.splitlines()[0])
-        raise StartupError(no_model_message(cfg.agent_dir))
+        raise StartupError(no_model_message(launch.cfg.agent_dir))
 
-    if mode == "rpc":
+    if launch.mode == "rpc":
         from pi_app.modes.rpc_mode import run_rpc_mode
 
         return await run_rpc_mode(session)
@@ -264,10 +288,10 @@ async def run(args: CliArgs, *, interactive: bool) -> int | Callable[[], Any]:
 
     return await run_print_mode(
         session,
-        mode="json" if mode == "json" else "text",
-        messages=rest,
-        initial_message=first,
-        initial_images=images,
+        mode="json" if launch.mode == "json" else "text",
+        messages=launch.rest,
+        initial_message=launch.first,
+        initial_images=launch.images,
     )
 
 
@@ -275,38 +299,3 @@ def _flush_warnings(warnings: list[str]) -> None:
     for w in warnings:
         print(w if w.lower().startswith("warning") else f"Warning: {w}", file=sys.stderr)
     warnings.clear()
-
-
-INTERACTIVE_MISSING = "pi: the interactive UI is not available yet; use -p, --mode json or --mode rpc"
-
-
-async def _run_interactive(
-    session: Any, args: CliArgs, first: str | None, images: Any, rest: list[str], warnings: list[str]
-) -> int | Callable[[], Any]:
-    import inspect
-
-    try:
-        from pi_app.tui import run_interactive  # type: ignore[attr-defined]
-    except ImportError:
-        print(INTERACTIVE_MISSING, file=sys.stderr)
-        return 1
-    offered: dict[str, Any] = {
-        "initial_message": first,
-        "initial_images": images,
-        "initial_messages": rest,
-        "verbose": args.verbose,
-        "resume": args.resume,
-        "themes": list(args.themes),
-        "no_themes": args.no_themes,
-        "warnings": warnings,
-        "model_fallback_message": getattr(session, "model_fallback_message", None),
-    }
-    params = inspect.signature(run_interactive).parameters
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
-    kwargs = {k: v for k, v in offered.items() if takes_any or k in params}
-    if "warnings" not in kwargs:
-        _flush_warnings(warnings)  # shown in the scrollback when the full-screen app ends
-    if not inspect.iscoroutinefunction(run_interactive):
-        await asyncio.sleep(0)  # let events the setup scheduled (name, thinking level) go out on this loop
-        return lambda: run_interactive(session, **kwargs)
-    return int(await run_interactive(session, **kwargs) or 0)

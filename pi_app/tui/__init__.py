@@ -1,6 +1,6 @@
-"""The interactive (Textual) front end: ``run_interactive(session)``."""
+"""The interactive (Textual) front end: ``await PiApp(session, options).run_async()``."""
 
-from pi_app.tui.app import PiApp, run_interactive
+from pi_app.tui.app import PiApp
 from pi_app.tui.options import TuiOptions
 
-__all__ = ["PiApp", "TuiOptions", "run_interactive"]
+__all__ = ["PiApp", "TuiOptions"]

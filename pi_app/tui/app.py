@@ -7,10 +7,10 @@ session's events reach the widgets through :class:`EventBridge`. Keys follow pi 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
-from textual import work
+from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widget import Widget
@@ -21,13 +21,14 @@ from pi_app.tools.file_index import FileIndex
 from pi_app.tui.bridge import EventBridge
 from pi_app.tui.clipboard import Clipboard, SystemClipboard
 from pi_app.tui.commands import completion_commands, find_command, run_command, split_command
-from pi_app.tui.dialogs import DialogsMixin
+from pi_app.tui.dialogs import Dialogs
 from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.history_view import tool_results_by_id, widgets_for
-from pi_app.tui.key_actions import KeyActionsMixin
-from pi_app.tui.keybindings import apply_bindings, current_keys, load_keybindings
+from pi_app.tui.key_actions import KeyActions
+from pi_app.tui.keybindings import apply_bindings, current_keys, load_keybindings, reapply_bindings
 from pi_app.tui.options import TuiOptions
+from pi_app.tui.screens.settings import ThemeSelectScreen
 from pi_app.tui.selection import MessageSelection
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, setup_themes
 from widgets.bash_view import BashExecutionView
@@ -41,14 +42,15 @@ from widgets.notices import ErrorNotice, InfoNotice, Notice
 from widgets.queue_area import QueueArea
 from widgets.status_line import StatusLine
 
-SessionFactory = Callable[[], Awaitable[Any]]
+if TYPE_CHECKING:
+    from pi_app.session.agent_session import AgentSession
 
 
 class StatusNotice(InfoNotice):
     """A status line; a new status replaces the previous one when nothing came in between (as pi does)."""
 
 
-class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
+class PiApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     CSS = """
     Screen { layout: vertical; background: $background; }
@@ -72,56 +74,31 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         Binding("down", "selection_move(1)", "Next message", show=False, priority=True),
         Binding("c,enter", "selection_copy", "Copy selected message", show=False, priority=True),
     ]
-    SELECTION_ACTIONS = frozenset({"selection_move", "selection_copy"})
 
-    def __init__(
-        self,
-        session: Any = None,
-        *,
-        session_factory: SessionFactory | None = None,
-        initial_message: str | None = None,
-        options: TuiOptions | None = None,
-        initial_images: list[Any] | None = None,
-        initial_messages: list[str] | None = None,
-        resume: bool = False,
-        themes: list[str] | None = None,
-        no_themes: bool = False,
-        warnings: list[str] | None = None,
-    ) -> None:
-        """``resume`` opens the session picker first (``pi -r``; cancelling it quits); ``themes`` are the
-        ``--theme`` values (paths to load, or a theme name to use for this run); ``warnings`` are startup
-        warnings to show in the chat."""
+    def __init__(self, session: AgentSession, options: TuiOptions | None = None) -> None:
         super().__init__()
-        if session is None and session_factory is None:
-            raise ValueError("PiApp needs a session or a session_factory")
-        self.session: Any = session
-        self._session_factory = session_factory
-        self.initial_message = initial_message
-        self.initial_images = initial_images
-        self.initial_messages = list(initial_messages or [])
-        self.resume_at_start = resume
-        self.cli_themes = list(themes or [])
-        self.no_themes = no_themes
-        self.startup_warnings = list(warnings or [])
+        self.session = session
+        self.options = options = options or TuiOptions()
+        self.initial_message = options.initial_message
+        self.initial_images = options.initial_images
+        self.initial_messages = list(options.initial_messages)
+        self.resume_at_start = options.resume
+        self.cli_themes = list(options.themes)
+        self.no_themes = options.no_themes
+        self.startup_warnings = list(options.warnings)
         self.theme_watch = ThemeFileWatch(self)
         self.branch_summarizing = False
-        self.options = options or TuiOptions()
         self.clipboard_backend: Clipboard = self.options.clipboard or SystemClipboard(
             osc52=self.copy_to_clipboard
         )
         self.home = self.options.home if self.options.home is not None else os.path.expanduser("~")
         self.bridge = EventBridge(self)
-        self.selection = MessageSelection(self)
         self._unsubscribe: Callable[[], None] | None = None
-        self._last_escape = -10.0
-        self._last_ctrl_c = -10.0
         self._history_start = 0
         self._compaction_queue: list[str] = []
         self._header: StartupHeader | None = None
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
-        self.double_escape_requests = 0
-        self.submissions = 0
         self.warmed_api: str | None = None
         self.chat = ChatLog(id="chat")
         self.queue_area = QueueArea(id="queue")
@@ -129,6 +106,9 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         self.menu = CompletionMenu(id="completion")
         self.editor = PromptEditor(menu=self.menu, test_mode=self.options.test_mode, id="editor")
         self.footer = PiFooter(id="footer")
+        self.selection = MessageSelection(self.chat, self.editor)
+        self.keys = KeyActions(self)
+        self.dialogs = Dialogs(self)
         self._apply_user_keybindings()
 
     def _apply_user_keybindings(self) -> None:
@@ -140,6 +120,84 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         self.default_keys = current_keys(self)  # what /reload returns to before re-reading the file
         overrides, warnings = load_keybindings(path)
         self.startup_warnings += warnings + apply_bindings(self, overrides, str(path))
+
+    def reload_keybindings(self) -> list[str]:
+        """``/reload``: the defaults again, then the file's current entries; returns the warnings."""
+        return reapply_bindings(self, self.default_keys, self.keybindings_path)
+
+    @property
+    def header(self) -> StartupHeader | None:
+        return self._header
+
+    # ================================================================== keys (pi's actions; see KeyActions)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.keys.enabled(action)
+
+    def action_slash_command(self, name: str) -> None:
+        self.run_worker(self.keys.slash_command(name), group="submit", exit_on_error=False)
+
+    async def action_interrupt(self) -> None:
+        await self.keys.interrupt()
+
+    async def action_clear(self) -> None:
+        await self.keys.clear()
+
+    def action_exit_empty(self) -> None:
+        self.exit()
+
+    def action_suspend(self) -> None:
+        self.keys.suspend()
+
+    async def action_external_editor(self) -> None:
+        await self.keys.external_editor()
+
+    async def action_cycle_thinking(self) -> None:
+        await self.keys.cycle_thinking()
+
+    def action_cycle_model(self, direction: Literal["forward", "backward"] = "forward") -> None:
+        self.run_worker(self.keys.cycle_model(direction), group="model", exit_on_error=False)
+
+    def action_select_model(self, query: str = "") -> None:
+        self.dialogs.select_model(query)
+
+    def action_toggle_tools(self) -> None:
+        self.keys.toggle_tools()
+
+    async def action_toggle_thinking(self) -> None:
+        await self.keys.toggle_thinking()
+
+    async def action_dequeue(self) -> None:
+        await self.keys.dequeue()
+
+    def action_select_messages(self) -> None:
+        self.selection.start()
+
+    def action_selection_move(self, delta: int) -> None:
+        self.selection.move(delta)
+
+    async def action_selection_copy(self) -> None:
+        await self.keys.selection_copy()
+
+    # ================================================================== dialogs (see Dialogs)
+    def open_model_selector(self, query: str = "") -> None:
+        self.dialogs.select_model(query)
+
+    def open_settings(self) -> None:
+        self.dialogs.open_settings()
+
+    def open_login(self, provider: str) -> None:
+        self.dialogs.open_login(provider)
+
+    def apply_editor_settings(self) -> None:
+        self.dialogs.apply_editor_settings()
+
+    @on(ThemeSelectScreen.Previewed)
+    def _preview_theme(self, message: ThemeSelectScreen.Previewed) -> None:
+        self.dialogs.preview_theme(message.theme)
+
+    @on(ThemeSelectScreen.Chosen)
+    def _save_theme(self, message: ThemeSelectScreen.Chosen) -> None:
+        self.dialogs.save_theme(message.theme)
 
     # ================================================================== setup
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -154,10 +212,6 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         yield self.footer
 
     async def on_mount(self) -> None:
-        if self.session is None:
-            themes.register_all(self)  # the first frame is drawn in the default theme meanwhile
-            assert self._session_factory is not None
-            self.session = await self._session_factory()
         session = self.session
         self._apply_theme()
         self.chat.hide_thinking = bool(session.settings.settings.hideThinkingBlock)
@@ -184,7 +238,6 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         first, rest = self.initial_message, self.initial_messages
         self.initial_message, self.initial_messages = None, []
         if first or rest:
-            self.submissions += 1
             self.run_worker(
                 self._run_initial(first, self.initial_images, rest), group="submit", exit_on_error=False
             )
@@ -331,8 +384,8 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
 
     async def show_status(self, text: str, kind: str = "info") -> None:
         """pi's showStatus: a dim line in the chat; consecutive statuses replace each other."""
-        last = self.chat.items[-1] if self.chat.items else None
-        if last is not None and last is self._last_status and kind == "info":
+        last = self._last_status
+        if last is not None and self.chat.items and self.chat.items[-1] is last and kind == "info":
             last.text = text
             last.update(text)
             return
@@ -354,14 +407,13 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
     # ================================================================== submitting
     def on_prompt_editor_submitted(self, event: PromptEditor.Submitted) -> None:
         event.stop()
-        self.submit(event.text, follow_up=isinstance(event, PromptEditor.FollowUp))
+        self.submit(event.text)
 
     def on_prompt_editor_follow_up(self, event: PromptEditor.FollowUp) -> None:
         event.stop()
         self.submit(event.text, follow_up=True)
 
     def submit(self, text: str, follow_up: bool = False) -> None:
-        self.submissions += 1
         self.run_worker(self._submit(text, follow_up), group="submit", exit_on_error=False)
 
     async def _submit(self, text: str, follow_up: bool) -> None:
@@ -383,7 +435,7 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
             if command_text:
                 await self.run_bash(command_text, excluded, text)
                 return
-        if getattr(session, "is_compacting", False):
+        if session.is_compacting:
             self._compaction_queue.append(text)
             await self.show_status("Queued message for after compaction")
             return
@@ -476,35 +528,3 @@ class PiApp(KeyActionsMixin, DialogsMixin, App[None]):
         width = max((len(k) for k, _ in rows), default=0)
         lines = ["Keyboard Shortcuts", ""] + [f"{k:<{width}}  {d}" for k, d in rows]
         return "\n".join(lines)
-
-
-def run_interactive(
-    session: Any = None,
-    *,
-    session_factory: SessionFactory | None = None,
-    initial_message: str | None = None,
-    options: TuiOptions | None = None,
-    initial_images: list[Any] | None = None,
-    initial_messages: list[str] | None = None,
-    resume: bool = False,
-    themes: list[str] | None = None,
-    no_themes: bool = False,
-    warnings: list[str] | None = None,
-) -> int:
-    """Run the full-screen app until the user quits; returns the exit code (see :class:`PiApp`)."""
-    if session is not None and callable(session) and not hasattr(session, "prompt"):
-        session_factory, session = session, None
-    app = PiApp(
-        session,
-        session_factory=session_factory,
-        initial_message=initial_message,
-        options=options,
-        initial_images=initial_images,
-        initial_messages=initial_messages,
-        resume=resume,
-        themes=themes,
-        no_themes=no_themes,
-        warnings=warnings,
-    )
-    app.run()
-    return app.return_code or 0

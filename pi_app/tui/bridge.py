@@ -23,7 +23,7 @@ from widgets.tool_panel import ToolPanel
 
 if TYPE_CHECKING:
     from pi_app.session.session_events import SessionEvent
-    from pi_app.tui.app import PiApp
+    from pi_app.tui.context import AppContext as PiApp  # the app as its collaborators see it
 
 FRAME_S = 1 / 30
 URGENT_EVENTS = frozenset({"message_end", "agent_end"})

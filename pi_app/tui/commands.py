@@ -1,22 +1,21 @@
-"""Built-in slash commands. Each handler gets the app and the argument text; the session-tree ones
-(/tree, /fork, /clone, /resume) live in :mod:`pi_app.tui.session_commands`."""
+"""Built-in slash commands. Each handler gets the app's :class:`AppContext` (not the App) and the argument
+text; the session-tree ones (/tree, /fork, /clone, /resume) live in :mod:`pi_app.tui.session_commands`."""
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_app.tui.keybindings import reapply_bindings
 from widgets.completion import SlashCommand
 from widgets.notices import ErrorNotice, Notice
 
 if TYPE_CHECKING:
-    from pi_app.tui.app import PiApp
+    from pi_app.session.agent_session import AgentSession
+    from pi_app.tui.context import AppContext
 
-Handler = Callable[["PiApp", str], Awaitable[None] | None]
+Handler = Callable[["AppContext", str], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -27,7 +26,7 @@ class Command:
     aliases: tuple[str, ...] = ()
 
 
-def session_info_text(session: Any) -> str:
+def session_info_text(session: AgentSession) -> str:
     """pi's /session block (plain text)."""
     stats = session.get_session_stats()
     lines = ["Session Info", ""]
@@ -57,19 +56,19 @@ def session_info_text(session: Any) -> str:
 
 
 # ---------------------------------------------------------------------------- handlers
-def _model(app: PiApp, arg: str) -> None:
-    app.action_select_model(arg.strip())
+async def _model(app: AppContext, arg: str) -> None:
+    app.open_model_selector(arg.strip())
 
 
-def _settings(app: PiApp, arg: str) -> None:
+async def _settings(app: AppContext, arg: str) -> None:
     app.open_settings()
 
 
-async def _session(app: PiApp, arg: str) -> None:
+async def _session(app: AppContext, arg: str) -> None:
     await app.chat.add(Notice(session_info_text(app.session), kind="info"))
 
 
-async def _name(app: PiApp, arg: str) -> None:
+async def _name(app: AppContext, arg: str) -> None:
     name = arg.strip()
     if not name:
         current = app.session.session_name
@@ -80,7 +79,7 @@ async def _name(app: PiApp, arg: str) -> None:
     app.refresh_footer()
 
 
-async def _copy(app: PiApp, arg: str) -> None:
+async def _copy(app: AppContext, arg: str) -> None:
     text = app.session.get_last_assistant_text()
     if not text:
         await app.chat.add(ErrorNotice("No agent messages to copy yet."))
@@ -88,22 +87,22 @@ async def _copy(app: PiApp, arg: str) -> None:
     await app.copy_text(text, "Copied last agent message to clipboard")
 
 
-async def _compact(app: PiApp, arg: str) -> None:
+async def _compact(app: AppContext, arg: str) -> None:
     await app.run_compaction(arg.strip() or None)
 
 
-async def _new(app: PiApp, arg: str) -> None:
+async def _new(app: AppContext, arg: str) -> None:
     await app.session.new_session()
     await app.rebuild_chat(header=True)
     await app.show_status("✓ New session started")
 
 
-async def _reload(app: PiApp, arg: str) -> None:
+async def _reload(app: AppContext, arg: str) -> None:
     session = app.session
     if session.is_streaming:
         await app.show_status("Wait for the current response to finish before reloading.", "warning")
         return
-    if getattr(session, "is_compacting", False):
+    if session.is_compacting:
         await app.show_status("Wait for compaction to finish before reloading.", "warning")
         return
     try:
@@ -112,12 +111,12 @@ async def _reload(app: PiApp, arg: str) -> None:
         await app.chat.add(ErrorNotice(f"Reload failed: {exc}"))
         return
     app.refresh_completions()
-    for warning in reapply_bindings(app, app.default_keys, app.keybindings_path):
+    for warning in app.reload_keybindings():
         await app.chat.add(Notice(warning, kind="warning"))
     await app.show_status("Reloaded skills, prompts, context files, settings and key bindings")
 
 
-async def _hotkeys(app: PiApp, arg: str) -> None:
+async def _hotkeys(app: AppContext, arg: str) -> None:
     await app.chat.add(Notice(app.hotkeys_text(), kind="info"))
 
 
@@ -132,7 +131,7 @@ def export_target(arg: str, cwd: str) -> str | None:
     return path if os.path.isabs(path) else os.path.join(cwd, path)
 
 
-async def _export(app: PiApp, arg: str) -> None:
+async def _export(app: AppContext, arg: str) -> None:
     session = app.session
     session_file = session.session_file
     if not session_file or not os.path.exists(session_file):
@@ -158,39 +157,39 @@ async def _export(app: PiApp, arg: str) -> None:
     await app.show_status(f"Session exported to: {os.path.abspath(path)}")
 
 
-async def _tree(app: PiApp, arg: str) -> None:
+async def _tree(app: AppContext, arg: str) -> None:
     from pi_app.tui.session_commands import open_tree
 
     await open_tree(app)
 
 
-async def _fork(app: PiApp, arg: str) -> None:
+async def _fork(app: AppContext, arg: str) -> None:
     from pi_app.tui.session_commands import open_fork_picker
 
     await open_fork_picker(app)
 
 
-async def _clone(app: PiApp, arg: str) -> None:
+async def _clone(app: AppContext, arg: str) -> None:
     from pi_app.tui.session_commands import clone_current
 
     await clone_current(app)
 
 
-async def _resume(app: PiApp, arg: str) -> None:
+async def _resume(app: AppContext, arg: str) -> None:
     from pi_app.tui.session_commands import open_resume
 
     await open_resume(app)
 
 
-def _quit(app: PiApp, arg: str) -> None:
+async def _quit(app: AppContext, arg: str) -> None:
     app.exit()
 
 
-def _login(app: PiApp, arg: str) -> None:
+async def _login(app: AppContext, arg: str) -> None:
     app.open_login(arg.strip())
 
 
-async def _logout(app: PiApp, arg: str) -> None:
+async def _logout(app: AppContext, arg: str) -> None:
     auth = app.session.model_registry.auth
     provider = arg.strip()
     stored = auth.list()
@@ -250,18 +249,12 @@ def split_command(text: str) -> tuple[str, str]:
     return name, arg
 
 
-def completion_commands(session: Any) -> list[SlashCommand]:
+def completion_commands(session: AgentSession) -> list[SlashCommand]:
     items = [SlashCommand(c.name, c.description) for c in BUILTINS]
     items += [SlashCommand(a, c.description) for c in BUILTINS for a in c.aliases]
-    try:
-        extra = session.get_commands()
-    except Exception:
-        extra = []
-    items += [SlashCommand(c["name"], c.get("description", "")) for c in extra]
+    items += [SlashCommand(c["name"], c.get("description", "")) for c in session.get_commands()]
     return items
 
 
-async def run_command(app: PiApp, command: Command, arg: str) -> None:
-    result = command.handler(app, arg)
-    if inspect.isawaitable(result):
-        await result
+async def run_command(app: AppContext, command: Command, arg: str) -> None:
+    await command.handler(app, arg)

@@ -1,69 +1,81 @@
 """The app's dialogs: model selector, /settings (with the theme preview) and /login.
 
-A mixin of :class:`pi_app.tui.app.PiApp`, kept apart so the app module stays about keys, chat and the agent.
+A collaborator of :class:`pi_app.tui.app.PiApp`: it talks to the app only through :class:`DialogHost`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from widgets.notices import ErrorNotice
 
 if TYPE_CHECKING:
-    from pi_app.tui.app import PiApp
+    from pi_app.ai.types import Model
+    from pi_app.tui.context import AppContext
+    from widgets.completion import CompletionMenu
 
-    _Base = PiApp
-else:
-    _Base = object
+    class DialogHost(AppContext, Protocol):
+        menu: CompletionMenu
+        theme: str
+
+        @property
+        def available_themes(self) -> dict[str, Any]: ...
 
 
-class DialogsMixin(_Base):
-    def action_select_model(self, query: str = "") -> None:
+class Dialogs:
+    def __init__(self, app: DialogHost) -> None:
+        self.app = app
+
+    def select_model(self, query: str = "") -> None:
         from pi_app.tui.screens.model_select import ModelSelectScreen
 
-        registry = self.session.model_registry
+        app = self.app
+        registry = app.session.model_registry
         models = registry.get_available() or registry.get_all()
         if not models:
-            self.run_worker(self.show_status("No models available"))
+            app.run_worker(app.show_status("No models available"))
             return
-        self.push_screen(ModelSelectScreen(models, self.session.model, query), self._model_chosen)
+        app.push_screen(ModelSelectScreen(models, app.session.model, query), self._model_chosen)
 
-    def _model_chosen(self, model: Any) -> None:
+    def _model_chosen(self, model: Model | None) -> None:
         if model is not None:
-            self.run_worker(self._set_model(model), group="model", exit_on_error=False)
+            self.app.run_worker(self.set_model(model), group="model", exit_on_error=False)
 
-    async def _set_model(self, model: Any) -> None:
+    async def set_model(self, model: Model) -> None:
+        app = self.app
         try:
-            await self.session.set_model(model)
+            await app.session.set_model(model)
         except Exception as exc:
-            await self.chat.add(ErrorNotice(str(exc)))
+            await app.chat.add(ErrorNotice(str(exc)))
             return
-        self.on_model_changed()
-        self.refresh_footer()
-        await self.show_status(f"Model: {model.id}")
+        app.on_model_changed()
+        app.refresh_footer()
+        await app.show_status(f"Model: {model.id}")
 
     def open_settings(self) -> None:
         from pi_app.tui.screens.settings import SettingsScreen
 
-        session = self.session
-        self.push_screen(
+        app = self.app
+        session = app.session
+        app.push_screen(
             SettingsScreen(
                 session.settings,
                 self.apply_setting,
-                lambda: self.theme,
+                lambda: app.theme,
                 thinking=lambda: (session.thinking_level or "off", list(session.available_thinking_levels())),
             )
         )
 
     def apply_setting(self, key: str, value: Any) -> None:
-        session = self.session
+        app = self.app
+        session = app.session
         if key == "steeringMode":
             session.set_steering_mode(value)
         elif key == "followUpMode":
             session.set_follow_up_mode(value)
         elif key == "thinking":
             session.set_thinking_level(value)
-            self.editor.thinking_level = session.thinking_level or "off"
+            app.editor.thinking_level = session.thinking_level or "off"
         elif key == "compaction.enabled":
             session.set_auto_compaction_enabled(bool(value))
         elif key == "retry.enabled":
@@ -71,41 +83,43 @@ class DialogsMixin(_Base):
         else:
             session.settings.set(key, value)
         if key == "hideThinkingBlock":
-            self.chat.set_hide_thinking(bool(value))
+            app.chat.set_hide_thinking(bool(value))
         self.apply_editor_settings()
-        self.refresh_footer()
+        app.refresh_footer()
 
     def apply_editor_settings(self) -> None:
         """editorPaddingX and autocompleteMaxVisible take effect at once."""
-        s = self.session.settings.settings
-        self.editor.styles.padding = (0, 1 + max(0, int(s.editorPaddingX or 0)))
-        self.menu.styles.max_height = max(3, int(s.autocompleteMaxVisible or 5))
+        app = self.app
+        s = app.session.settings.settings
+        app.editor.styles.padding = (0, 1 + max(0, int(s.editorPaddingX or 0)))
+        app.menu.styles.max_height = max(3, int(s.autocompleteMaxVisible or 5))
 
     def preview_theme(self, name: str) -> None:
-        if name in self.available_themes:
-            self.theme = name
+        if name in self.app.available_themes:
+            self.app.theme = name
 
     def save_theme(self, name: str) -> None:
         self.preview_theme(name)
-        self.session.settings.set_theme(name)
+        self.app.session.settings.set_theme(name)
 
     def open_login(self, provider: str) -> None:
         from pi_app.tui.screens.login import LoginScreen
 
-        providers = sorted({m.provider for m in self.session.model_registry.get_all()})
-        self.push_screen(LoginScreen(provider, providers), self._login_done)
+        providers = sorted({m.provider for m in self.app.session.model_registry.get_all()})
+        self.app.push_screen(LoginScreen(provider, providers), self._login_done)
 
     def _login_done(self, result: tuple[str, str] | None) -> None:
         if result is not None:
-            self.run_worker(self._store_key(*result), exit_on_error=False)
+            self.app.run_worker(self._store_key(*result), exit_on_error=False)
 
     async def _store_key(self, provider: str, key: str) -> None:
-        registry = self.session.model_registry
+        app = self.app
+        registry = app.session.model_registry
         registry.auth.set_api_key(provider, key)
         registry.refresh()
-        await self.show_status(f"Saved API key for {provider} to auth.json")
-        if self.session.model is None:
+        await app.show_status(f"Saved API key for {provider} to auth.json")
+        if app.session.model is None:
             candidates = [m for m in registry.get_available() if m.provider == provider]
             if candidates:
-                await self._set_model(candidates[0])
-        self.refresh_footer()
+                await self.set_model(candidates[0])
+        app.refresh_footer()

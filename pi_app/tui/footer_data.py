@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from widgets.footer_format import FooterData
+
+if TYPE_CHECKING:
+    from pi_app.session.agent_session import AgentSession
 
 
 def git_branch(cwd: str) -> str | None:
@@ -33,32 +36,19 @@ def git_branch(cwd: str) -> str | None:
 
 
 def footer_data(
-    session: Any,
+    session: AgentSession,
     *,
     cwd_display: str | None = None,
     home: str | None = None,
     branch: str | None = None,
 ) -> FooterData:
     stats = session.get_session_stats()
-    usage = getattr(stats, "context_usage", None)
+    usage = stats.context_usage
     model = session.model
-    settings = getattr(session, "settings", None)
-    auto = True
-    if settings is not None:
-        auto = bool(settings.settings.compaction.enabled)
-    registry = getattr(session, "model_registry", None)
-    providers = 1
-    subscription = False
-    if registry is not None:
-        try:
-            providers = len({m.provider for m in registry.get_available()}) or 1
-        except Exception:  # a broken models.json must not break the footer
-            providers = 1
-        if model is not None:
-            try:
-                subscription = bool(registry.is_using_oauth(model))
-            except Exception:
-                subscription = False
+    auto = bool(session.settings.settings.compaction.enabled)
+    registry = session.model_registry
+    providers = len({m.provider for m in registry.get_available()}) or 1
+    subscription = model is not None and bool(registry.is_using_oauth(model))
     window = usage.context_window if usage is not None else (model.contextWindow if model else 0)
     percent = usage.percent if usage is not None else 0.0
     return FooterData(

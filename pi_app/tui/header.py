@@ -7,13 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 from textual.reactive import var
 from textual.widgets import Static
 
 from widgets.footer_format import shorten_home
+
+if TYPE_CHECKING:
+    from pi_app.session.agent_session import AgentSession
 
 KEY_HINTS: list[tuple[str, str]] = [
     ("escape", "to interrupt"),
@@ -46,13 +49,13 @@ class HeaderData:
     warnings: list[str] = field(default_factory=list)
 
 
-def header_from_session(session: Any, version: str, home: str | None = None) -> HeaderData:
+def header_from_session(session: AgentSession, version: str, home: str | None = None) -> HeaderData:
     return HeaderData(
         version=version,
-        context_files=[shorten_home(f.path, home) for f in getattr(session, "context_files", []) or []],
-        skills=[s.name for s in getattr(session, "skills", []) or []],
-        templates=[t.name for t in getattr(session, "prompt_templates", []) or []],
-        warnings=list(getattr(session, "resource_warnings", []) or []),
+        context_files=[shorten_home(f.path, home) for f in session.context_files],
+        skills=[s.name for s in session.skills],
+        templates=[t.name for t in session.prompt_templates],
+        warnings=list(session.resource_warnings),
     )
 
 

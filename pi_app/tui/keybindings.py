@@ -16,6 +16,8 @@ from typing import Any
 from textual.binding import Binding, BindingsMap
 from textual.keys import _character_to_key
 
+from pi_app.tui.key_actions import SELECTION_ACTIONS
+
 # pi's snapshot id → its newer namespaced id (both spellings are valid in keybindings.json).
 NAMESPACED_IDS: dict[str, str] = {
     "cursorUp": "tui.editor.cursorUp",
@@ -280,7 +282,7 @@ def apply_bindings(app: Any, overrides: dict[str, list[str]], source: str = "key
 
 
 def _conflicts(app: Any, overrides: dict[str, list[str]], source: str) -> list[str]:
-    skip = getattr(app, "SELECTION_ACTIONS", frozenset())  # only active while selecting messages
+    skip = SELECTION_ACTIONS  # only active while selecting messages
     warnings: list[str] = []
     reported: set[str] = set()
     for action_id, keys in overrides.items():

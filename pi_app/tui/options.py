@@ -1,12 +1,17 @@
-"""How the interactive app is set up: display overrides for deterministic tests, injected services."""
+"""How the interactive app is set up: what the command line asked for, display overrides for deterministic
+tests, injected services."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pi_app.tui.clipboard import Clipboard
+
+if TYPE_CHECKING:
+    from pi_app.ai.types import ImageContent
 
 TAIL_MESSAGES = 100  # messages mounted when a session opens; earlier ones load on demand
 DOUBLE_PRESS_S = 0.5  # Esc / Ctrl+C double-press window
@@ -14,6 +19,16 @@ DOUBLE_PRESS_S = 0.5  # Esc / Ctrl+C double-press window
 
 @dataclass
 class TuiOptions:
+    # From the command line: messages sent once the app is up (the first with its @file images); ``resume``
+    # opens the session picker first (``pi -r``; cancelling it quits); ``themes`` are the ``--theme`` values
+    # (paths to load, or a theme name for this run); ``warnings`` are startup warnings shown in the chat.
+    initial_message: str | None = None
+    initial_images: list[ImageContent] | None = None
+    initial_messages: list[str] = field(default_factory=list)
+    resume: bool = False
+    themes: list[str] = field(default_factory=list)
+    no_themes: bool = False
+    warnings: list[str] = field(default_factory=list)
     # Shown instead of the real cwd/home/version (snapshots must not depend on the machine).
     cwd_display: str | None = None
     home: str | None = None

@@ -5,16 +5,13 @@ What gets copied is the source: a message's Markdown, a tool's output, a bash co
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.widget import Widget
 
 from widgets.bash_view import BashExecutionView
+from widgets.chat_log import ChatLog
+from widgets.editor import PromptEditor
 from widgets.messages import AssistantMessageView, UserMessageView
 from widgets.tool_panel import ToolPanel
-
-if TYPE_CHECKING:
-    from pi_app.tui.app import PiApp
 
 SELECTED = "-pi-selected"
 
@@ -32,8 +29,9 @@ def copy_source(widget: Widget) -> str | None:
 
 
 class MessageSelection:
-    def __init__(self, app: PiApp) -> None:
-        self.app = app
+    def __init__(self, chat: ChatLog, editor: PromptEditor) -> None:
+        self.chat = chat
+        self.editor = editor
         self.index: int | None = None
 
     @property
@@ -41,14 +39,14 @@ class MessageSelection:
         return self.index is not None
 
     def candidates(self) -> list[Widget]:
-        return [w for w in self.app.chat.items if w.display and copy_source(w) is not None]
+        return [w for w in self.chat.items if w.display and copy_source(w) is not None]
 
     def start(self) -> None:
         items = self.candidates()
         if not items:
             return
         self.index = len(items) - 1
-        self.app.chat.focus()  # the editor would swallow the printable "c" key
+        self.chat.focus()  # the editor would swallow the printable "c" key
         self._paint(items)
 
     def move(self, delta: int) -> None:
@@ -72,12 +70,12 @@ class MessageSelection:
         was_active = self.index is not None
         self.index = None
         if was_active:
-            self.app.editor.focus()
-        for widget in self.app.chat.items:
+            self.editor.focus()
+        for widget in self.chat.items:
             widget.remove_class(SELECTED)
 
     def _paint(self, items: list[Widget]) -> None:
         assert self.index is not None
         for i, widget in enumerate(items):
             widget.set_class(i == self.index, SELECTED)
-        self.app.chat.scroll_to_widget(items[self.index], animate=False)
+        self.chat.scroll_to_widget(items[self.index], animate=False)

@@ -16,7 +16,7 @@ from widgets.notices import ErrorNotice
 
 if TYPE_CHECKING:
     from pi_app.session.agent_session import AgentSession
-    from pi_app.tui.app import PiApp
+    from pi_app.tui.context import AppContext as PiApp  # the app as its collaborators see it
     from widgets.tree.screen import BranchSummaryChoice, TreeAction
 
 SUMMARIZING = "Summarizing branch... (esc to cancel)"

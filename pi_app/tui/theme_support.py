@@ -18,6 +18,7 @@ from typing import Any
 
 import themes
 from themes.registry import base_spec
+from themes.textual_adapter import get_theme, install_theme, register_all
 
 WATCH_INTERVAL_S = 1.0
 FALLBACK = "dark"
@@ -49,7 +50,7 @@ def _load_paths_only(app: Any, cwd: str, paths: Iterable[str]) -> list[str]:
             warnings += [str(w) for w in problems]
             if spec is not None and spec.name not in ("dark", "light"):
                 themes.add_user_theme(spec)
-                app.register_theme(themes.get_theme(spec.name))
+                app.register_theme(get_theme(spec.name))
     return warnings
 
 
@@ -85,11 +86,11 @@ def setup_themes(
     cli_paths = [t for t in cli if _resolve(t, cwd).exists() or t not in known_names]
     warnings: list[str] = []
     if no_themes:
-        themes.register_all(app)
+        register_all(app)
         warnings += _load_paths_only(app, cwd, cli_paths)
     else:
         extra = [*(settings.settings.themes or []), *cli_paths]
-        warnings += [str(w) for w in themes.register_all(app, cwd, extra, env)]
+        warnings += [str(w) for w in register_all(app, cwd, extra)]
     known = set(themes.available_themes())
 
     name = override or _cli_choice(cli, cwd, known)
@@ -145,10 +146,10 @@ class ThemeFileWatch:
             return None
         if spec.name != self.watched_theme:
             # The file now defines another name: register it and switch to it.
-            themes.install_theme(app, spec)
+            install_theme(app, spec)
             app.theme = spec.name
             self.watched_theme = spec.name
         else:
-            themes.install_theme(app, spec)
+            install_theme(app, spec)
         self.reloads += 1
         return "reloaded"

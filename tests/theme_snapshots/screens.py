@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 import themes
 from pi_app.ai.types import AssistantMessage, TextContent, ThinkingContent
+from themes import textual_adapter
 from widgets.chat_log import ChatLog
 from widgets.editor import PromptEditor
 from widgets.footer import PiFooter
@@ -115,7 +116,7 @@ class ScreenApp(App[None]):
         return themes.variable_defaults()
 
     def on_mount(self) -> None:
-        themes.register_all(self)
+        textual_adapter.register_all(self)
         self.theme = self._theme_name
         if self._screen is not None:
             self.push_screen(self._screen)

@@ -12,6 +12,7 @@ import themes
 from pi_app.ai.types import AssistantMessage, TextContent
 from tests.theme_snapshots.cells import find_cell
 from tests.theme_snapshots.screens import SIZE, ScreenApp, conversation
+from themes import textual_adapter
 from widgets.chat_log import ChatLog
 from widgets.messages import AssistantMessageView
 from widgets.notices import CompactionSummaryView
@@ -123,12 +124,12 @@ async def test_hot_reload_of_active_theme_recolours_frozen_content():
     the signal tells widgets; both the code block and the baked error line must follow."""
     app = ScreenApp(_baked, "dark")
     async with app.run_test(size=SIZE) as pilot:
-        themes.install_theme(app, _user_theme("#aa00aa", "#ff1010"))
+        textual_adapter.install_theme(app, _user_theme("#aa00aa", "#ff1010"))
         app.theme = "mine"
         await pilot.pause()
         await pilot.pause()
         assert find_cell(app, "def greet", "def").fg == "#aa00aa"
-        themes.install_theme(app, _user_theme("#00aaaa", "#ff5050"))
+        textual_adapter.install_theme(app, _user_theme("#00aaaa", "#ff5050"))
         await pilot.pause()
         await pilot.pause()
         assert find_cell(app, "def greet", "def").fg == "#00aaaa"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import themes
+from themes import textual_adapter
 from themes.loader import parse_theme
 from themes.registry import base_spec, discover_themes
 
@@ -35,7 +36,7 @@ def test_xterm_palette():
 
 
 def test_pi_dark_loads_to_expected_variables():
-    theme = themes.get_theme("dark")
+    theme = textual_adapter.get_theme("dark")
     v = theme.variables
     assert theme.name == "dark" and theme.dark
     assert v["pi-accent"] == "#8abeb7"
@@ -62,7 +63,7 @@ def test_pi_dark_loads_to_expected_variables():
 
 
 def test_pi_light_loads_to_expected_variables():
-    theme = themes.get_theme("light")
+    theme = textual_adapter.get_theme("light")
     v = theme.variables
     assert not theme.dark
     assert v["pi-accent"] == "#5a8080"
@@ -133,7 +134,7 @@ def test_bad_colour_values_warn_and_fall_back(tmp_path, value, fragment):
     assert fragment in warnings[0].message and "using the dark theme's value" in warnings[0].message
     assert spec.colors["accent"] == "#8abeb7"
     assert spec.colors["border"] == 30  # var -> 256-colour index
-    assert themes.to_textual_theme(spec).variables["pi-border"] == "#008787"
+    assert textual_adapter.to_textual_theme(spec).variables["pi-border"] == "#008787"
 
 
 def test_invalid_json_is_skipped_with_warning(tmp_path):

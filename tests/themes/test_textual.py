@@ -11,6 +11,7 @@ from textual.highlight import highlight
 from textual.widgets import Static
 
 import themes
+from themes import textual_adapter
 
 
 class ThemedApp(App):
@@ -27,19 +28,20 @@ class ThemedApp(App):
         yield Static("hello", id="msg")
         yield Static("output", id="tool")
         yield Static(
-            highlight("def f():\n    return 1", language="python", theme=themes.PiHighlightTheme), id="code"
+            highlight("def f():\n    return 1", language="python", theme=textual_adapter.PiHighlightTheme),
+            id="code",
         )
 
 
 async def test_every_builtin_registers_and_applies_without_css_errors():
     app = ThemedApp()
-    assert themes.register_all(app) == []
+    assert textual_adapter.register_all(app) == []
     async with app.run_test() as pilot:
         for name in themes.BUILTIN_THEMES:
             app.theme = name
             await pilot.pause()
             assert app.theme == name
-            theme = themes.get_theme(name)
+            theme = textual_adapter.get_theme(name)
             base = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost")
             assert all(getattr(theme, attr) for attr in (*base, "success", "warning", "error"))
             assert theme.dark == (not name.endswith("light"))
@@ -72,7 +74,7 @@ async def test_user_themes_are_registered(tmp_path, monkeypatch):
     (agent / "themes" / "ocean.json").write_text(json.dumps(data))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
     app = ThemedApp()
-    warnings = themes.register_all(app, cwd=tmp_path)
+    warnings = textual_adapter.register_all(app, cwd=tmp_path)
     assert warnings == []
     assert "ocean" in themes.available_themes()
     async with app.run_test() as pilot:

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import themes
+from themes import textual_adapter
 
 
 def _write(path: Path, heading: str, stamp: int) -> None:
@@ -26,7 +27,7 @@ def test_watcher_reloads_on_change(tmp_path):
     _write(path, "#222222", 2_000_000_000)
     spec = watcher.check()
     assert spec is not None and spec.colors["mdHeading"] == "#222222"
-    assert themes.to_textual_theme(spec).variables["pi-md-heading"] == "#222222"
+    assert textual_adapter.to_textual_theme(spec).variables["pi-md-heading"] == "#222222"
     assert watcher.check() is None  # reported once
 
     # Mid-edit garbage: nothing to apply, the warning is kept, the old theme stays.
@@ -62,13 +63,13 @@ async def test_reloaded_theme_applies_to_running_app(tmp_path):
     watcher = themes.ThemeWatcher(path)
     spec, _ = themes.load_theme_file(path, themes.get_spec("dark"))
     app = Demo()
-    themes.register_all(app)
-    themes.install_theme(app, spec)
+    textual_adapter.register_all(app)
+    textual_adapter.install_theme(app, spec)
     async with app.run_test() as pilot:
         app.theme = "mine"
         await pilot.pause()
         assert app.query_one(Static).styles.color == Color.parse("#111111")
         _write(path, "#abcdef", 2_000_000_000)
-        themes.install_theme(app, watcher.check())
+        textual_adapter.install_theme(app, watcher.check())
         await pilot.pause()
         assert app.query_one(Static).styles.color == Color.parse("#abcdef")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from pi_app.ai.providers.faux import FauxResponse, FauxStep, faux_text, faux_tool
 from tests.tui.conftest import SIZE, make_app, make_session
+from tests.tui.session_helpers import wait_for
 from widgets.messages import AssistantMessageView, UserMessageView
 from widgets.tool_panel import ToolPanel
 
@@ -45,12 +47,19 @@ async def _type_and_send(app, pilot, text: str, key: str = "enter") -> None:
     app.editor.move_cursor(app.editor.document.end)
     await pilot.pause()
     app.menu.hide()  # Enter would accept a completion instead of submitting
-    before = app.submissions
-    await pilot.press(key)
-    for _ in range(100):  # the Submitted message reaches the app a few loop turns later
-        if app.submissions > before:
-            break
-        await pilot.pause(0.005)
+    submitted = asyncio.Event()
+    submit = app.submit
+
+    def recording_submit(text: str, follow_up: bool = False) -> None:
+        submit(text, follow_up)
+        submitted.set()
+
+    app.submit = recording_submit  # the Submitted message reaches the app a few loop turns later
+    try:
+        await pilot.press(key)
+        await asyncio.wait_for(submitted.wait(), 10)
+    finally:
+        del app.submit
     await pilot.pause()
 
 
@@ -63,7 +72,8 @@ async def _wait_streaming(app, pilot) -> None:
 
 
 def _slow(text: str = "working on it " * 20) -> FauxResponse:
-    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=2, delay_s=0.02)
+    # ~5.6 s of streaming: room for the queueing steps on a loaded machine (aborting tests end it early)
+    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=1, delay_s=0.02)
 
 
 async def test_steering_and_follow_up_while_streaming(project: Path, faux) -> None:
@@ -305,6 +315,7 @@ async def test_ctrl_c_clears_then_twice_quits_and_ctrl_d(project: Path, faux) ->
 
 async def test_double_escape_on_empty_editor(project: Path, faux) -> None:
     from tests.tui.conftest import FakeClock
+    from widgets.tree.screen import TreeBrowserScreen
 
     clock = FakeClock()
     app = make_app(await make_session(project), clock=clock)
@@ -312,11 +323,13 @@ async def test_double_escape_on_empty_editor(project: Path, faux) -> None:
         await pilot.press("escape")
         clock.advance(1.0)
         await pilot.press("escape")
-        assert app.double_escape_requests == 0
+        await pilot.pause()
+        assert len(app.screen_stack) == 1  # too far apart: no double escape
         clock.advance(0.3)
         await pilot.press("escape")
-        await pilot.pause()
-        assert app.double_escape_requests == 1
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, TreeBrowserScreen), "the tree (doubleEscapeAction)"
+        )
 
 
 async def test_user_bash_runs_live_and_reaches_context(project: Path, faux) -> None:

@@ -192,18 +192,29 @@ async def test_resume_of_another_projects_fixture(project: Path, faux) -> None:
 
 
 async def test_startup_passes_resume_messages_and_themes_to_the_app(project: Path, faux, monkeypatch) -> None:
+    """The composition root hands the command line to the app and runs it on the loop that built the session."""
+    import asyncio
+
+    from pi_app.cli import run_interactive
     from pi_app.cli_args import parse_args
-    from pi_app.modes.startup import _run_interactive, initial_prompt
+    from pi_app.modes.startup import Config, Launch, initial_prompt
     from pi_app.tui.app import PiApp
 
-    captured: list[PiApp] = []
-    monkeypatch.setattr(PiApp, "run", lambda self, *a, **k: captured.append(self))
+    captured: list[tuple[PiApp, asyncio.AbstractEventLoop]] = []
+
+    async def fake_run_async(self: PiApp, **_: object) -> None:
+        captured.append((self, asyncio.get_running_loop()))
+
+    monkeypatch.setattr(PiApp, "run_async", fake_run_async)
     args = parse_args(["-r", "--theme", "nord", "--no-themes", "first", "second"])
     first, images, rest = initial_prompt(args, str(project))
     session = await make_session(project)
-    launch = await _run_interactive(session, args, first, images, rest, ["Warning: something"])
-    assert callable(launch) and launch() == 0
-    app = captured[0]
+    cfg = Config(str(project), str(project), session.settings, None, session.model_registry)
+    launch = Launch(args, cfg, session, first, images, rest, ["Warning: something"])
+    assert await run_interactive(launch) == 0
+    app, loop = captured[0]
+    assert loop is asyncio.get_running_loop()
+    assert app.session is session
     assert app.resume_at_start is True
     assert (app.initial_message, app.initial_messages) == ("first", ["second"])
     assert app.cli_themes == ["nord"] and app.no_themes is True

@@ -9,6 +9,7 @@ from textual.app import App, ComposeResult
 from textual.widget import Widget
 
 import themes
+from themes import textual_adapter
 
 
 class PiTestApp(App[None]):
@@ -21,7 +22,7 @@ class PiTestApp(App[None]):
         return themes.variable_defaults()
 
     def on_mount(self) -> None:
-        themes.register_all(self)
+        textual_adapter.register_all(self)
         self.theme = "dark"
 
     def compose(self) -> ComposeResult:

@@ -255,10 +255,11 @@ def preview_sections(
                     elif b.get("type") == "text" and str(b.get("text", "")).strip():
                         sections.append(("assistant", str(b["text"])))
                     elif b.get("type") == "toolCall":
-                        args = b.get("arguments") if isinstance(b.get("arguments"), dict) else {}
-                        call = format_tool_call(str(b.get("name", "tool")), args, home)
+                        raw_args = b.get("arguments")
+                        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+                        call_line = format_tool_call(str(b.get("name", "tool")), args, home)
                         sections.append(
-                            ("tool call", f"{call}\n{json.dumps(args, ensure_ascii=False, indent=2)}")
+                            ("tool call", f"{call_line}\n{json.dumps(args, ensure_ascii=False, indent=2)}")
                         )
             elif isinstance(content, str) and content.strip():
                 sections.append(("assistant", content))

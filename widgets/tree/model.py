@@ -15,9 +15,9 @@ labels resets folds, and the selection stays on the same entry or its nearest vi
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.session.messages import iso_to_ms
 from pi_app.session.store.record import bulk
@@ -32,8 +32,20 @@ from .entry_text import (
     search_text,
     tool_calls_of,
 )
-from .navigation import FILTER_KEYS, FILTER_TAGS, FILTERS, TreeNavigationMixin
+from .navigation import (
+    FILTER_KEYS,
+    FILTER_TAGS,
+    FILTERS,
+    clamp,
+    filter_for_key,
+    is_foldable,
+    segment_start_down,
+    segment_start_up,
+)
 from .peek import message_facts, tree_fields
+
+if TYPE_CHECKING:
+    from pi_app.session.store import SessionManager
 
 __all__ = ["FILTERS", "FILTER_KEYS", "FILTER_TAGS", "Row", "TreeModel"]
 
@@ -102,16 +114,18 @@ def _ts(node: _Node) -> int:
 CALL_LOOKUP_DEPTH = 256
 
 # Built models per session object (weakly held), with the state they were built from.
-_MODEL_CACHE: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], TreeModel]] = weakref.WeakKeyDictionary()
+_MODEL_CACHE: weakref.WeakKeyDictionary[SessionManager, tuple[tuple[Any, ...], TreeModel]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def _session_key(session: Any) -> tuple[Any, ...]:
+def _session_key(session: SessionManager) -> tuple[Any, ...]:
     entries = session.raw_entries()
     last = tree_fields(entries[-1])[0] if entries else None
-    return (getattr(session, "session_file", None), getattr(session, "session_id", None), len(entries), last)
+    return (session.session_file, session.session_id, len(entries), last)
 
 
-class TreeModel(TreeNavigationMixin):
+class TreeModel:
     """The flattened tree plus selection, filter, search and fold state."""
 
     def __init__(
@@ -159,12 +173,12 @@ class TreeModel(TreeNavigationMixin):
             self._refresh()
 
     @classmethod
-    def from_session(cls, session: Any, **kwargs: Any) -> TreeModel:
+    def from_session(cls, session: SessionManager, **kwargs: Any) -> TreeModel:
         """From a SessionManager: every entry of the file, its leaf and labels."""
         return cls(session.raw_entries(), session.leaf_id, session.labels(), **kwargs)
 
     @classmethod
-    def for_session(cls, session: Any, **kwargs: Any) -> TreeModel:
+    def for_session(cls, session: SessionManager, **kwargs: Any) -> TreeModel:
         """Like :meth:`from_session`, but built once per session state: while the session has the same file
         and entries, re-opening reuses the model (fresh leaf, labels, filter, search and folds)."""
         key = _session_key(session)
@@ -459,6 +473,105 @@ class TreeModel(TreeNavigationMixin):
     def _remember(self) -> None:
         if self._visible:
             self._last_selected = self._nodes[self._visible[self.selected]].id
+
+    # ------------------------------------------------------------------ moving (see widgets.tree.navigation)
+    def _set(self, row: int) -> None:
+        if self._visible:
+            self.selected = clamp(row, len(self._visible))
+            self._remember()
+
+    def move(self, delta: int) -> None:
+        """Up/down with wrap-around."""
+        if self._visible:
+            self.selected = (self.selected + delta) % len(self._visible)
+            self._remember()
+
+    def page(self, pages: int) -> None:
+        """Left/right: a page up/down, stopping at the ends."""
+        self._set(self.selected + pages * self.page_size)
+
+    def first(self) -> None:
+        self._set(0)
+
+    def last(self) -> None:
+        self._set(len(self._visible) - 1)
+
+    def select(self, entry_id: str) -> None:
+        self._last_selected = entry_id
+        self.selected = self._nearest_row(entry_id)
+        self._remember()
+
+    def is_foldable(self, entry_id: str) -> bool:
+        i = self._index.get(entry_id)
+        return i is not None and is_foldable(i, self._vparent, self._vchildren, self._row_of)
+
+    def fold_or_up(self) -> None:
+        sid = self.selected_id
+        if sid is None:
+            return
+        if self.is_foldable(sid) and sid not in self.folded:
+            self.folded.add(sid)
+            self._refresh()
+        else:
+            self._set(
+                segment_start_up(self.selected, self._visible, self._vparent, self._vchildren, self._row_of)
+            )
+
+    def unfold_or_down(self) -> None:
+        sid = self.selected_id
+        if sid is None:
+            return
+        if sid in self.folded:
+            self.folded.discard(sid)
+            self._refresh()
+        else:
+            self._set(segment_start_down(self.selected, self._visible, self._vchildren, self._row_of))
+
+    # ------------------------------------------------------------------ filter, search, labels
+    def set_filter(self, mode: str) -> None:
+        if mode not in FILTERS:
+            raise ValueError(f"Unknown tree filter {mode!r}; expected one of {', '.join(FILTERS)}")
+        self.filter_mode = mode
+        self.folded.clear()
+        self._refresh()
+
+    def filter_key(self, key: str) -> bool:
+        """Apply pi's filter key; False if ``key`` is not one."""
+        mode = filter_for_key(key, self.filter_mode)
+        if mode is None:
+            return False
+        self.set_filter(mode)
+        return True
+
+    def set_query(self, query: str) -> None:
+        if query != self.query:
+            self.query = query
+            self.folded.clear()
+            self._refresh()
+
+    def type_text(self, text: str) -> None:
+        self.set_query(self.query + text)
+
+    def backspace(self) -> None:
+        if self.query:
+            self.set_query(self.query[:-1])
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        """Set (or with None/"" clear) a label as shown; the caller persists it."""
+        idx = self._index.get(entry_id)
+        if idx is None:
+            raise KeyError(f"Entry {entry_id} not found")
+        label = (label or "").strip() or None
+        if label is None:
+            self.labels.pop(entry_id, None)
+        else:
+            self.labels[entry_id] = label
+        self._nodes[idx]._search = None
+        self._passes_cache.pop("labeled-only", None)
+        self._refresh()
+
+    def entry_ids(self) -> Iterable[str]:
+        return (n.id for n in self._nodes)
 
     # ------------------------------------------------------------------ reading
     def __len__(self) -> int:

@@ -1,11 +1,13 @@
-"""Cursor movement, folding, segment jumps, filters, search and labels of the tree browser model.
+"""Where the tree browser's cursor goes: segment jumps, what folds, which filter a key selects.
 
-Split from :mod:`widgets.tree.model` (the build, layout and reading side); :class:`TreeModel` mixes it in.
+Pure functions over the visible rows :class:`widgets.tree.model.TreeModel` lays out (node indices in
+preorder; ``vparent``/``vchildren`` the visible tree, -1 the virtual root; ``row_of`` node index -> row).
+The model owns the state and calls these.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 
 FILTERS: tuple[str, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
 FILTER_TAGS: dict[str, str] = {
@@ -25,131 +27,59 @@ FILTER_KEYS: dict[str, str] = {
 }
 
 
-class TreeNavigationMixin:
-    """Expects the attributes and helpers TreeModel defines (rows, selection, filter state, _refresh)."""
+def clamp(row: int, rows: int) -> int:
+    """A row index kept within ``0 .. rows-1`` (up/down stop at the ends)."""
+    return max(0, min(row, rows - 1))
 
-    # ------------------------------------------------------------------ moving
-    def _set(self, row: int) -> None:
-        if self._visible:
-            self.selected = max(0, min(row, len(self._visible) - 1))
-            self._remember()
 
-    def move(self, delta: int) -> None:
-        """Up/down with wrap-around."""
-        if self._visible:
-            self.selected = (self.selected + delta) % len(self._visible)
-            self._remember()
+def is_foldable(
+    i: int, vparent: Mapping[int, int], vchildren: Mapping[int, Sequence[int]], row_of: Mapping[int, int]
+) -> bool:
+    """Roots and branch segment starts that have visible children."""
+    if i not in row_of or not vchildren.get(i):
+        return False
+    vp = vparent[i]
+    return vp < 0 or len(vchildren[vp]) > 1
 
-    def page(self, pages: int) -> None:
-        """Left/right: a page up/down, stopping at the ends."""
-        self._set(self.selected + pages * self.page_size)
 
-    def first(self) -> None:
-        self._set(0)
+def segment_start_down(
+    selected: int, visible: Sequence[int], vchildren: Mapping[int, Sequence[int]], row_of: Mapping[int, int]
+) -> int:
+    """The row of the next branch start below the selected row (or the segment's last row)."""
+    i = visible[selected]
+    while True:
+        kids = vchildren.get(i)
+        if not kids:
+            return row_of[i]
+        if len(kids) > 1:
+            return row_of[kids[0]]
+        i = kids[0]
 
-    def last(self) -> None:
-        self._set(len(self._visible) - 1)
 
-    def select(self, entry_id: str) -> None:
-        self._last_selected = entry_id
-        self.selected = self._nearest_row(entry_id)
-        self._remember()
+def segment_start_up(
+    selected: int,
+    visible: Sequence[int],
+    vparent: Mapping[int, int],
+    vchildren: Mapping[int, Sequence[int]],
+    row_of: Mapping[int, int],
+) -> int:
+    """The row where the selected row's segment starts (or the previous one when already there)."""
+    i = visible[selected]
+    while True:
+        vp = vparent[i]
+        if vp < 0:
+            return row_of[i]
+        if len(vchildren[vp]) > 1 and row_of[i] < selected:
+            return row_of[i]
+        i = vp
 
-    # ------------------------------------------------------------------ folding and segments
-    def is_foldable(self, entry_id: str) -> bool:
-        """Roots and branch segment starts that have visible children."""
-        i = self._index.get(entry_id)
-        if i is None or i not in self._row_of or not self._vchildren.get(i):
-            return False
-        vp = self._vparent[i]
-        return vp < 0 or len(self._vchildren[vp]) > 1
 
-    def fold_or_up(self) -> None:
-        sid = self.selected_id
-        if sid is None:
-            return
-        if self.is_foldable(sid) and sid not in self.folded:
-            self.folded.add(sid)
-            self._refresh()
-        else:
-            self._set(self._segment_start_up())
-
-    def unfold_or_down(self) -> None:
-        sid = self.selected_id
-        if sid is None:
-            return
-        if sid in self.folded:
-            self.folded.discard(sid)
-            self._refresh()
-        else:
-            self._set(self._segment_start_down())
-
-    def _segment_start_down(self) -> int:
-        i = self._visible[self.selected]
-        while True:
-            kids = self._vchildren.get(i)
-            if not kids:
-                return self._row_of[i]
-            if len(kids) > 1:
-                return self._row_of[kids[0]]
-            i = kids[0]
-
-    def _segment_start_up(self) -> int:
-        i = self._visible[self.selected]
-        while True:
-            vp = self._vparent[i]
-            if vp < 0:
-                return self._row_of[i]
-            if len(self._vchildren[vp]) > 1 and self._row_of[i] < self.selected:
-                return self._row_of[i]
-            i = vp
-
-    # ------------------------------------------------------------------ filter, search, labels
-    def set_filter(self, mode: str) -> None:
-        if mode not in FILTERS:
-            raise ValueError(f"Unknown tree filter {mode!r}; expected one of {', '.join(FILTERS)}")
-        self.filter_mode = mode
-        self.folded.clear()
-        self._refresh()
-
-    def filter_key(self, key: str) -> bool:
-        """Apply pi's filter key (ctrl+d/t/u/l/a toggles, ctrl+o / ctrl+shift+o cycles). False if not one."""
-        if key in ("ctrl+o", "ctrl+shift+o", "shift+ctrl+o"):
-            step = 1 if key == "ctrl+o" else -1
-            self.set_filter(FILTERS[(FILTERS.index(self.filter_mode) + step) % len(FILTERS)])
-            return True
-        mode = FILTER_KEYS.get(key)
-        if mode is None:
-            return False
-        self.set_filter("default" if mode == self.filter_mode else mode)
-        return True
-
-    def set_query(self, query: str) -> None:
-        if query != self.query:
-            self.query = query
-            self.folded.clear()
-            self._refresh()
-
-    def type_text(self, text: str) -> None:
-        self.set_query(self.query + text)
-
-    def backspace(self) -> None:
-        if self.query:
-            self.set_query(self.query[:-1])
-
-    def set_label(self, entry_id: str, label: str | None) -> None:
-        """Set (or with None/"" clear) a label as shown; the caller persists it."""
-        idx = self._index.get(entry_id)
-        if idx is None:
-            raise KeyError(f"Entry {entry_id} not found")
-        label = (label or "").strip() or None
-        if label is None:
-            self.labels.pop(entry_id, None)
-        else:
-            self.labels[entry_id] = label
-        self._nodes[idx]._search = None
-        self._passes_cache.pop("labeled-only", None)
-        self._refresh()
-
-    def entry_ids(self) -> Iterable[str]:
-        return (n.id for n in self._nodes)
+def filter_for_key(key: str, current: str) -> str | None:
+    """The filter pi's key selects (ctrl+d/t/u/l/a toggle, ctrl+o / ctrl+shift+o cycle); None if not one."""
+    if key in ("ctrl+o", "ctrl+shift+o", "shift+ctrl+o"):
+        step = 1 if key == "ctrl+o" else -1
+        return FILTERS[(FILTERS.index(current) + step) % len(FILTERS)]
+    mode = FILTER_KEYS.get(key)
+    if mode is None:
+        return None
+    return "default" if mode == current else mode

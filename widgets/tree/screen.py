@@ -17,7 +17,7 @@ from typing import ClassVar, Literal
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
@@ -73,7 +73,7 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
     TreeBrowserScreen #tree-keys { height: auto; padding: 0 1; color: $pi-dim; }
     """
 
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "move(-1)", show=False, priority=True),
         Binding("down", "move(1)", show=False, priority=True),
         Binding("left,pageup", "page(-1)", show=False, priority=True),
@@ -86,9 +86,10 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         Binding("escape,ctrl+c", "cancel", show=False, priority=True),
         Binding("backspace", "backspace", show=False, priority=True),
         Binding("shift+l", "edit_label", show=False, priority=True),
-    ] + [
-        Binding(key, f"filter_key('{key}')", show=False, priority=True)
-        for key in ("ctrl+d", "ctrl+t", "ctrl+u", "ctrl+l", "ctrl+a", "ctrl+o", "ctrl+shift+o")
+        *[
+            Binding(key, f"filter_key('{key}')", show=False, priority=True)
+            for key in ("ctrl+d", "ctrl+t", "ctrl+u", "ctrl+l", "ctrl+a", "ctrl+o", "ctrl+shift+o")
+        ],
     ]
 
     def __init__(
@@ -348,7 +349,7 @@ class BranchSummaryChoiceScreen(ModalScreen[BranchSummaryChoice | None]):
     BranchSummaryChoiceScreen #choice-hint { color: $pi-muted; }
     """
 
-    BINDINGS: ClassVar[list[Binding]] = [Binding("escape,ctrl+c", "cancel", show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,ctrl+c", "cancel", show=False, priority=True)]
 
     OPTIONS: ClassVar[list[tuple[str, str]]] = [
         ("none", "No summary"),

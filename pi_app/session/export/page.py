@@ -159,7 +159,7 @@ def script_json(data: Any) -> str:
 def theme_css(theme_name: str) -> str:
     from pygments.formatters import HtmlFormatter
 
-    import themes  # deferred: the themes package imports Textual
+    import themes
 
     colors = dict(themes.token_colors(theme_name))
     colors.update({f"export{k[0].upper()}{k[1:]}": v for k, v in themes.export_colors(theme_name).items()})

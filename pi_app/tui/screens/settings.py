@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -146,7 +147,19 @@ class SettingsScreen(ModalScreen[None]):
 
 
 class ThemeSelectScreen(ModalScreen[str | None]):
-    """Highlighting a theme previews it; Enter keeps it (saved), Escape restores the previous one."""
+    """Highlighting a theme previews it; Enter keeps it (saved), Escape restores the previous one.
+
+    The app applies them: :class:`Previewed` (show this theme now) and :class:`Chosen` (show it and save it)."""
+
+    class Previewed(Message):
+        def __init__(self, theme: str) -> None:
+            super().__init__()
+            self.theme = theme
+
+    class Chosen(Message):
+        def __init__(self, theme: str) -> None:
+            super().__init__()
+            self.theme = theme
 
     DEFAULT_CSS = DIALOG_CSS.format(name="ThemeSelectScreen")
     BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
@@ -169,20 +182,14 @@ class ThemeSelectScreen(ModalScreen[str | None]):
         options.focus()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        preview = getattr(self.app, "preview_theme", None)
-        if callable(preview):
-            preview(self.names[event.option_index])
+        self.app.post_message(self.Previewed(self.names[event.option_index]))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         name = self.names[event.option_index]
-        save = getattr(self.app, "save_theme", None)
-        if callable(save):
-            save(name)
+        self.app.post_message(self.Chosen(name))
         self.dismiss(name)
 
     def action_cancel(self) -> None:
-        preview = getattr(self.app, "preview_theme", None)
-        if callable(preview):
-            preview(self.original)
+        self.app.post_message(self.Previewed(self.original))
         self.dismiss(None)
