@@ -461,3 +461,36 @@ async def test_grep_refuses_special_path_and_skips_fifos_in_a_walk(specials):
     assert text_of(r) == "a.txt:1: needle"
     files = await asyncio.wait_for(asyncio.to_thread(lambda: sorted(walk_files(str(specials)))), 10)
     assert str(specials / "a.txt") in files
+
+
+@needs_root
+def test_write_to_world_writable_file_of_another_user_keeps_its_owner():
+    """nobody may write root's 0666 file but not give a fresh file root's owner: written in place."""
+    with shared_dir() as d:
+        f = os.path.join(d, "shared.txt")
+        with open(f, "w") as fh:
+            fh.write("old\n")
+        os.chmod(f, 0o666)
+        os.chmod(d, 0o777)
+        ino = os.stat(f).st_ino
+        out = as_nobody(lambda: WriteTool(d).execute("1", {"path": "shared.txt", "content": "new\n"}))
+        assert out == "OK: Successfully wrote 4 bytes to shared.txt"
+        st = os.stat(f)
+        assert (st.st_uid, st.st_gid, st.st_ino, stat.S_IMODE(st.st_mode)) == (0, 0, ino, 0o666)
+        assert open(f).read() == "new\n" and os.listdir(d) == ["shared.txt"]
+
+
+async def test_read_refuses_huge_image_without_loading_it(tmp_path):
+    f = tmp_path / "huge.png"
+    with open(f, "wb") as fh:
+        fh.write(b"\x89PNG\r\n\x1a\n")
+        fh.truncate(read.MAX_IMAGE_BYTES + 1)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ToolError) as e:
+            await ReadTool(str(tmp_path)).execute("1", {"path": "huge.png"})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert str(e.value) == f"Image file too large: {f} (20.0MB, limit 20.0MB)"
+    assert peak < 4 * 1024 * 1024
