@@ -494,3 +494,38 @@ async def test_read_refuses_huge_image_without_loading_it(tmp_path):
         tracemalloc.stop()
     assert str(e.value) == f"Image file too large: {f} (20.0MB, limit 20.0MB)"
     assert peak < 4 * 1024 * 1024
+
+
+async def test_rpc_answers_and_aborts_while_a_read_is_stuck(tmp_path, faux, monkeypatch):
+    """The probe's failure: a read that blocks made RPC stop answering get_state and abort."""
+    from pi_app.ai.providers.faux import faux_text, faux_tool
+    from tests.modes.rpc_driver import RpcDriver, make_faux_session
+
+    session = await make_faux_session(tmp_path)
+    (tmp_path / "proj" / "slow.txt").write_text("never shown")
+    entered, release = threading.Event(), threading.Event()
+    real_pread = os.pread
+
+    def stuck_pread(fd, n, offset):
+        entered.set()
+        release.wait(10)
+        return real_pread(fd, n, offset)
+
+    monkeypatch.setattr(read.os, "pread", stuck_pread)
+    faux.enqueue(faux_tool("read", {"path": "slow.txt"}), faux_text("after abort"))
+    rpc = RpcDriver(session)
+    try:
+        rpc.send({"type": "prompt", "message": "read it"})
+        await rpc.wait_for(lambda r: r.get("type") == "tool_execution_start", timeout=10)
+        deadline = time.monotonic() + 10
+        while not entered.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert entered.is_set()
+        state = await rpc.call({"type": "get_state"}, timeout=2)
+        assert state["success"] and state["data"]["isStreaming"] is True
+        assert (await rpc.call({"type": "abort"}, timeout=2))["success"]
+        end = await rpc.wait_for(lambda r: r.get("type") == "tool_execution_end", timeout=2)
+        assert end["isError"] is True
+        await rpc.wait_for(lambda r: r.get("type") == "agent_end", timeout=5)
+    finally:
+        release.set()
