@@ -461,3 +461,71 @@ async def test_grep_refuses_special_path_and_skips_fifos_in_a_walk(specials):
     assert text_of(r) == "a.txt:1: needle"
     files = await asyncio.wait_for(asyncio.to_thread(lambda: sorted(walk_files(str(specials)))), 10)
     assert str(specials / "a.txt") in files
+
+
+@needs_root
+def test_write_to_world_writable_file_of_another_user_keeps_its_owner():
+    """nobody may write root's 0666 file but not give a fresh file root's owner: written in place."""
+    with shared_dir() as d:
+        f = os.path.join(d, "shared.txt")
+        with open(f, "w") as fh:
+            fh.write("old\n")
+        os.chmod(f, 0o666)
+        os.chmod(d, 0o777)
+        ino = os.stat(f).st_ino
+        out = as_nobody(lambda: WriteTool(d).execute("1", {"path": "shared.txt", "content": "new\n"}))
+        assert out == "OK: Successfully wrote 4 bytes to shared.txt"
+        st = os.stat(f)
+        assert (st.st_uid, st.st_gid, st.st_ino, stat.S_IMODE(st.st_mode)) == (0, 0, ino, 0o666)
+        assert open(f).read() == "new\n" and os.listdir(d) == ["shared.txt"]
+
+
+async def test_read_refuses_huge_image_without_loading_it(tmp_path):
+    f = tmp_path / "huge.png"
+    with open(f, "wb") as fh:
+        fh.write(b"\x89PNG\r\n\x1a\n")
+        fh.truncate(read.MAX_IMAGE_BYTES + 1)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ToolError) as e:
+            await ReadTool(str(tmp_path)).execute("1", {"path": "huge.png"})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert str(e.value) == f"Image file too large: {f} (20.0MB, limit 20.0MB)"
+    assert peak < 4 * 1024 * 1024
+
+
+async def test_rpc_answers_and_aborts_while_a_read_is_stuck(tmp_path, faux, monkeypatch):
+    """The probe's failure: a read that blocks made RPC stop answering get_state and abort."""
+    from pi_app.ai.providers.faux import faux_text, faux_tool
+    from tests.modes.rpc_driver import RpcDriver, make_faux_session
+
+    session = await make_faux_session(tmp_path)
+    (tmp_path / "proj" / "slow.txt").write_text("never shown")
+    entered, release = threading.Event(), threading.Event()
+    real_pread = os.pread
+
+    def stuck_pread(fd, n, offset):
+        entered.set()
+        release.wait(10)
+        return real_pread(fd, n, offset)
+
+    monkeypatch.setattr(read.os, "pread", stuck_pread)
+    faux.enqueue(faux_tool("read", {"path": "slow.txt"}), faux_text("after abort"))
+    rpc = RpcDriver(session)
+    try:
+        rpc.send({"type": "prompt", "message": "read it"})
+        await rpc.wait_for(lambda r: r.get("type") == "tool_execution_start", timeout=10)
+        deadline = time.monotonic() + 10
+        while not entered.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert entered.is_set()
+        state = await rpc.call({"type": "get_state"}, timeout=2)
+        assert state["success"] and state["data"]["isStreaming"] is True
+        assert (await rpc.call({"type": "abort"}, timeout=2))["success"]
+        end = await rpc.wait_for(lambda r: r.get("type") == "tool_execution_end", timeout=2)
+        assert end["isError"] is True
+        await rpc.wait_for(lambda r: r.get("type") == "agent_end", timeout=5)
+    finally:
+        release.set()
