@@ -241,7 +241,12 @@ async def run(args: CliArgs, *, interactive: bool) -> int | Callable[[], Any]:
         return 0
 
     manager = create_session_manager(args, cfg)
-    session = await create_session(args, cfg, manager)
+    try:
+        session = await create_session(args, cfg, manager)
+    except StartupError:
+        # a broken models.json is often why the model is not found: say so before the error
+        _flush_warnings([*warn, *([cfg.registry.error] if cfg.registry.error else [])])
+        raise
     warn += list(getattr(session, "resource_warnings", []))
     if interactive or mode == "rpc":
         from pi_app.modes import startup_gc
