@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from pi_app.session.config import AuthStorage, SettingsManager
-from pi_app.session.config.jsonfile import ConfigFileError, load_json_file
 from pi_app.session.resources.skills import load_skills
 from pi_app.session.resources.templates import load_prompt_templates
 from tests.modes.harness import PI_CMD, PiEnv, make_env
@@ -158,6 +157,8 @@ def test_deep_json_in_a_theme_file_is_skipped_with_a_warning(tmp_path):
 
 
 def test_shared_json_reader_names_the_file(tmp_path):
+    from pi_app.session.config.jsonfile import ConfigFileError, load_json_file
+
     bad = tmp_path / "x.json"
     bad.write_bytes(b'{"a": "\xff"}')
     with pytest.raises(ConfigFileError, match=r"x\.json: not valid UTF-8 \(byte 0xff at offset 7\)"):
