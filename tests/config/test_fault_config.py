@@ -265,6 +265,12 @@ def test_agent_dir_that_is_a_file_is_a_clear_error(tmp_path):
     result = _print(env, tmp_path, PI_CODING_AGENT_DIR=str(blocker))
     assert result.returncode == 1
     assert result.stderr.strip() == f"Error: PI_CODING_AGENT_DIR is not a directory: {blocker}"
+    below = _print(env, tmp_path, PI_CODING_AGENT_DIR=str(blocker / "agent"))
+    assert below.returncode == 1
+    assert (
+        below.stderr.strip()
+        == f"Error: PI_CODING_AGENT_DIR is not a directory: {blocker / 'agent'} ({blocker} is not a directory)"
+    )
     assert blocker.read_text(encoding="utf-8") == "x"
 
 
