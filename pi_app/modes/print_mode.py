@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from pi_app.modes.jsonl import JsonlWriter, silence_stdout
+from pi_app.session.jsontext import replace_surrogates
 
 if TYPE_CHECKING:
     from pi_app.session.session_events import SessionEvent
@@ -126,7 +127,7 @@ async def run_print_mode(
         return 1
     try:
         for text in texts:
-            print(text, file=out)
+            print(replace_surrogates(text), file=out)  # stdout is strict UTF-8: a lone surrogate → U+FFFD
         out.flush()
     except BrokenPipeError:
         silence_stdout()

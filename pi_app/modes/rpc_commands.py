@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pi_app.ai.types import THINKING_LEVELS, ImageContent, Model, dump
-from pi_app.modes.wire import wire_messages, wire_messages_json
+from pi_app.modes.wire import model_json, wire_messages, wire_messages_json
 from pi_app.session.jsontext import RawJson, dumps
 from pi_app.session.results import Cancelled
 from pi_app.session.session_events import compaction_result_json
@@ -85,7 +85,7 @@ def _accepts(fn: Callable[..., Any], name: str) -> bool:
 def session_state(session: Any) -> dict[str, Any]:
     model = session.model
     state: dict[str, Any] = {
-        "model": dump(model) if model is not None else None,
+        "model": model_json(model) if model is not None else None,
         "thinkingLevel": session.thinking_level,
         "isStreaming": bool(session.is_streaming),
         "isCompacting": bool(session.is_compacting),
@@ -201,7 +201,7 @@ async def _set_model(session: Any, cmd: dict[str, Any]) -> Any:
     if model is None:
         raise RpcError(f"Model not found: {provider}/{model_id}")
     await _maybe(session.set_model(model))
-    return dump(model)
+    return model_json(model)
 
 
 async def _cycle_model(session: Any, cmd: dict[str, Any]) -> Any:
@@ -210,7 +210,7 @@ async def _cycle_model(session: Any, cmd: dict[str, Any]) -> Any:
         return None
     model = result if isinstance(result, Model) else getattr(result, "model", None)
     return {
-        "model": dump(model) if model is not None else None,
+        "model": model_json(model) if model is not None else None,
         "thinkingLevel": getattr(result, "thinking_level", None) or session.thinking_level,
         "isScoped": bool(getattr(result, "is_scoped", bool(getattr(session, "scoped_models", None)))),
     }
@@ -218,7 +218,7 @@ async def _cycle_model(session: Any, cmd: dict[str, Any]) -> Any:
 
 async def _get_available_models(session: Any, cmd: dict[str, Any]) -> Any:
     models = await _maybe(session.model_registry.get_available())
-    return {"models": [dump(m) for m in models]}
+    return {"models": [model_json(m) for m in models]}
 
 
 async def _set_thinking_level(session: Any, cmd: dict[str, Any]) -> Any:

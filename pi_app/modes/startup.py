@@ -39,8 +39,12 @@ def load_config(cwd: str) -> Config:
     from pi_app.session.config import agent_dir as config_agent_dir
 
     adir = str(config_agent_dir())
-    if os.path.exists(adir) and not os.path.isdir(adir):
-        raise StartupError(f"PI_CODING_AGENT_DIR is not a directory: {adir}")
+    existing = adir  # the agent dir, or the nearest part of its path that exists, must be a directory
+    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        where = "" if existing == adir else f" ({existing} is not a directory)"
+        raise StartupError(f"PI_CODING_AGENT_DIR is not a directory: {adir}{where}")
     settings = SettingsManager.create(cwd, adir)
     auth = AuthStorage.create(Path(adir) / "auth.json")
     registry = ModelRegistry(auth, Path(adir) / "models.json")
@@ -261,7 +265,12 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         return 0
 
     manager = create_session_manager(args, cfg)
-    session = await create_session(args, cfg, manager)
+    try:
+        session = await create_session(args, cfg, manager)
+    except StartupError:
+        # a broken models.json is often why the model is not found: say so before the error
+        _flush_warnings([*warn, *([cfg.registry.error] if cfg.registry.error else [])])
+        raise
     warn += session.resource_warnings
     if interactive or mode == "rpc":
         from pi_app.modes import startup_gc

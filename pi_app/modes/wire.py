@@ -19,11 +19,33 @@ from collections.abc import Iterable
 from typing import Any
 
 from pi_app.agent.events import message_json
+from pi_app.ai.types import Model, dump
 from pi_app.session.session_events import WIRE_EVENT_TYPES
 
 # Roles that exist only inside this port (the tool-set log); never sent to json/rpc clients.
 INTERNAL_ROLES = frozenset({"system"})
 _MESSAGE_EVENTS = frozenset({"message_start", "message_update", "message_end"})
+
+
+# What a client sees instead of a secret: custom headers from models.json are usually auth tokens
+REDACTED = "[redacted]"
+_SECRET_KEYS = frozenset({"apikey", "api_key", "authorization", "token", "secret", "password"})
+
+
+def model_json(model: Model) -> dict[str, Any]:
+    """A model as clients see it: header names kept, every header value (and any apiKey) redacted."""
+    return redact_secrets(dump(model))
+
+
+def redact_secrets(data: dict[str, Any]) -> dict[str, Any]:
+    out = dict(data)
+    headers = out.get("headers")
+    if isinstance(headers, dict):
+        out["headers"] = {name: REDACTED for name in headers}
+    for key in out:
+        if key.lower() in _SECRET_KEYS and out[key]:
+            out[key] = REDACTED
+    return out
 
 
 def _role(message: Any) -> Any:

@@ -314,3 +314,10 @@ def test_jsonl_writer_replaces_lone_surrogates_and_writes_any_depth():
     line = out.lines[0].decode("utf-8")
     assert line.startswith('{"type":"x","text":"a\ufffdb\ufffd","deep":') and line.count("[") == 5001
     assert parse_iteratively(line)["text"] == "a\ufffdb\ufffd"
+
+
+def test_print_mode_writes_a_lone_surrogate_as_replacement_character(tmp_path):
+    env = _faux_env(tmp_path, [{"steps": [{"kind": "text", "text": "bad \udcff byte"}]}])
+    result = _run(env, tmp_path, "-p", "--model", "fx/m1", "hi")
+    assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr.decode()
+    assert result.stdout.decode("utf-8") == "bad \ufffd byte\n"
