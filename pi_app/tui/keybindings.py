@@ -9,12 +9,13 @@ and the editor's bindings for the configured actions.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from textual.binding import Binding, BindingsMap
-from textual.keys import _character_to_key
+from textual.keys import KEY_NAME_REPLACEMENTS
 
 from pi_app.tui.key_actions import SELECTION_ACTIONS
 
@@ -165,6 +166,13 @@ _NAMED_KEYS = {
 _SYMBOLS = set("`-=[]\\;',./!@#$%^&*()_+|~{}:<>?")
 
 
+def _symbol_key(char: str) -> str:
+    """Textual's key name for a printable symbol, as its key events spell it: the Unicode name in lower case
+    with ``_`` for spaces and dashes, shortened by Textual's public ``KEY_NAME_REPLACEMENTS`` (``-`` -> ``minus``)."""
+    name = unicodedata.name(char).lower().replace("-", "_").replace(" ", "_")
+    return KEY_NAME_REPLACEMENTS.get(name, name)
+
+
 def translate_key(key: str) -> str:
     """pi's ``modifier+key`` syntax → the Textual key name (``ctrl+shift+p``, ``alt+enter``, ``ctrl+minus``).
 
@@ -192,7 +200,7 @@ def translate_key(key: str) -> str:
     elif len(base) == 1 and (base.isascii() and base.isalnum()):
         name = lowered
     elif len(base) == 1 and base in _SYMBOLS:
-        name = _character_to_key(base)
+        name = _symbol_key(base)
     else:
         raise ValueError(f"unknown key {base!r} in {key!r}")
     return "+".join([m for m in _MODIFIERS if m in modifiers] + [name])
