@@ -98,7 +98,6 @@ class PiApp(App[None]):
         self._header: StartupHeader | None = None
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
-        self.warmed_api: str | None = None
         self.chat = ChatLog(id="chat")
         self.queue_area = QueueArea(id="queue")
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")
@@ -316,7 +315,6 @@ class PiApp(App[None]):
             get_provider(model.api)
         except Exception:  # unknown api or a broken SDK install: the first request will report it
             return
-        self.warmed_api = model.api
 
     def on_model_changed(self) -> None:
         self.editor.thinking_level = self.session.thinking_level or "off"
