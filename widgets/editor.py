@@ -101,7 +101,7 @@ class PromptEditor(TextArea):
         history: History | None = None,
         completion: CompletionProvider | None = None,
         menu: CompletionMenu | None = None,
-        test_mode: bool = False,
+        blink: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
@@ -111,7 +111,7 @@ class PromptEditor(TextArea):
         self.pastes = PasteStore()
         # Per instance so the user's keybindings.json can remap them (see set_action_keys).
         self.key_actions: dict[str, str] = dict(self._KEY_ACTIONS)
-        if test_mode:
+        if not blink:
             self.cursor_blink = False
         self.add_class("-thinking-off")
 

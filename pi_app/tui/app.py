@@ -123,6 +123,7 @@ class PiApp(App[None]):
         self.home = self.options.home if self.options.home is not None else os.path.expanduser("~")
         self.bridge = EventBridge(self)
         self._unsubscribe: Callable[[], None] | None = None
+        self.file_index: FileIndex | None = None  # built in a thread once mounted
         self._history_start = 0
         self._compaction_queue: list[str] = []
         self._header: StartupHeader | None = None
@@ -132,7 +133,7 @@ class PiApp(App[None]):
         self.queue_area = QueueArea(id="queue")
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")
         self.menu = CompletionMenu(id="completion")
-        self.editor = PromptEditor(menu=self.menu, test_mode=self.options.test_mode, id="editor")
+        self.editor = PromptEditor(menu=self.menu, blink=not self.options.test_mode, id="editor")
         self.footer = PiFooter(id="footer")
         self.selection = MessageSelection(self.chat, self.editor)
         self.keys = KeyActions(self)
@@ -326,7 +327,7 @@ class PiApp(App[None]):
         self.editor.prompt_history = history
 
     def refresh_completions(self) -> None:
-        index = getattr(self, "file_index", None)
+        index = self.file_index
         if index is None or index.root != self.session.cwd:
             index = self.file_index = FileIndex(self.session.cwd).start()
         self.editor.completion = DefaultCompletionProvider(
@@ -384,7 +385,7 @@ class PiApp(App[None]):
         if session.model is None:
             self._no_model = NoModelPanel()
             items.append(self._no_model)
-        fallback = getattr(session, "model_fallback_message", None)
+        fallback = session.model_fallback_message
         if fallback and session.model is not None:
             items.append(Notice(fallback, kind="warning"))
         await self.chat.add_many(items)

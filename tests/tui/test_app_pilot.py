@@ -315,7 +315,6 @@ async def test_ctrl_c_clears_then_twice_quits_and_ctrl_d(project: Path, faux) ->
 
 async def test_double_escape_on_empty_editor(project: Path, faux) -> None:
     from tests.tui.conftest import FakeClock
-
     from widgets.tree.screen import TreeBrowserScreen
 
     clock = FakeClock()
