@@ -39,7 +39,7 @@ def read_piped_stdin() -> str | None:
 
 
 def _is_truthy(value: str | None) -> bool:
-    return bool(value) and value.lower() in ("1", "true", "yes")
+    return value is not None and value.lower() in ("1", "true", "yes")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,9 @@ CORE = ("pi_app.ai", "pi_app.agent", "pi_app.tools", "pi_app.session", "pi_app.m
 FORBIDDEN_IN_CORE = ("textual", "themes.textual_adapter", "pi_app.tui", "widgets")
 
 # The AgentSession mixins reach back to agent_session.py for their ``self`` type; another change turns them
-# into collaborators. The integrator removes this entry (and the xfail below then passes) after that merge.
+# into collaborators. assembly.py is in the same component: agent_session imports its loaders at module level
+# and create_agent_session imports AgentSession inside the function. Once both are gone the strict xfail below
+# XPASSes (and so fails): then delete it and this set.
 KNOWN_SESSION_CYCLE = frozenset(
     {
         "pi_app.session.agent_session",

@@ -118,12 +118,12 @@ def get_theme(name: str) -> Theme:
 # --- registration ------------------------------------------------------------------------------------
 
 
-class _ThemeHost(Protocol):
+class ThemeHost(Protocol):
     def register_theme(self, theme: Theme) -> None: ...
 
 
 def register_all(
-    app: _ThemeHost,
+    app: ThemeHost,
     cwd: str | Path | None = None,
     extra_paths: Iterable[str | Path] = (),
     agent_dir: str | Path | None = None,
@@ -141,13 +141,13 @@ def register_all(
     return warnings
 
 
-class _ThemedApp(_ThemeHost, Protocol):
+class ThemedApp(ThemeHost, Protocol):
     theme: str
 
     def refresh_css(self, animate: bool = True) -> None: ...
 
 
-def install_theme(app: _ThemedApp, spec: ThemeSpec) -> None:
+def install_theme(app: ThemedApp, spec: ThemeSpec) -> None:
     """Register a discovered or hot-reloaded theme on a running app; when it is the active theme the
     CSS is refreshed at once (re-setting `app.theme` to the same name would not fire its watcher).
     Widgets with colours baked into content should also listen to `app.theme_changed_signal`."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, ClassVar
 
 from textual import events
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TextArea
@@ -15,6 +16,28 @@ from widgets.history import History
 from widgets.paste import PasteStore, is_large_paste
 
 THINKING_CLASSES = {f"-thinking-{level}" for level in ("off", "minimal", "low", "medium", "high", "xhigh")}
+
+
+# TextArea actions pi lets keybindings.json remap -> pi's action id.
+EDITING_IDS: dict[str, str] = {
+    "cursor_up": "tui.editor.cursorUp",
+    "cursor_down": "tui.editor.cursorDown",
+    "cursor_left": "tui.editor.cursorLeft",
+    "cursor_right": "tui.editor.cursorRight",
+    "cursor_word_left": "tui.editor.cursorWordLeft",
+    "cursor_word_right": "tui.editor.cursorWordRight",
+    "cursor_line_start": "tui.editor.cursorLineStart",
+    "cursor_line_end": "tui.editor.cursorLineEnd",
+    "cursor_page_up": "tui.editor.pageUp",
+    "cursor_page_down": "tui.editor.pageDown",
+    "delete_left": "tui.editor.deleteCharBackward",
+    "delete_right": "tui.editor.deleteCharForward",
+    "delete_word_left": "tui.editor.deleteWordBackward",
+    "delete_word_right": "tui.editor.deleteWordForward",
+    "delete_to_start_of_line": "tui.editor.deleteToLineStart",
+    "delete_to_end_of_line_or_delete_line": "tui.editor.deleteToLineEnd",
+    "undo": "tui.editor.undo",
+}
 
 
 class PromptEditor(TextArea):
@@ -37,13 +60,20 @@ class PromptEditor(TextArea):
     """
 
     # Listed for /hotkeys; the text-dependent ones are dispatched from _on_key (see there), so they are
-    # not priority bindings.
-    BINDINGS = [
-        Binding("enter", "submit", "Submit", show=False),
-        Binding("alt+enter", "follow_up", "Queue follow-up", show=False),
-        Binding("shift+enter,ctrl+j", "newline", "Newline", show=False),
-        Binding("tab", "complete", "Complete", show=False),
-        Binding("escape", "close_completion", "Close", show=False, priority=True),
+    # not priority bindings. The ids are pi's action ids: keybindings.json remaps them through the app's
+    # keymap (pi_app.tui.keybindings). The editing keys are TextArea's, given ids here.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Submit", show=False, id="tui.input.submit"),
+        Binding("alt+enter", "follow_up", "Queue follow-up", show=False, id="app.message.followUp"),
+        Binding("shift+enter,ctrl+j", "newline", "Newline", show=False, id="tui.input.newLine"),
+        Binding("tab", "complete", "Complete", show=False, id="tui.input.tab"),
+        Binding("escape", "close_completion", "Close", show=False, priority=True, id="app.interrupt"),
+        # TextArea's own editing keys, as they are, with pi's ids
+        *(
+            dataclasses.replace(b, id=EDITING_IDS[b.action])
+            for b in TextArea.BINDINGS
+            if isinstance(b, Binding) and b.action in EDITING_IDS
+        ),
     ]
     _KEY_ACTIONS = {
         "enter": "submit",
@@ -71,7 +101,7 @@ class PromptEditor(TextArea):
         history: History | None = None,
         completion: CompletionProvider | None = None,
         menu: CompletionMenu | None = None,
-        test_mode: bool = False,
+        blink: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
@@ -81,7 +111,7 @@ class PromptEditor(TextArea):
         self.pastes = PasteStore()
         # Per instance so the user's keybindings.json can remap them (see set_action_keys).
         self.key_actions: dict[str, str] = dict(self._KEY_ACTIONS)
-        if test_mode:
+        if not blink:
             self.cursor_blink = False
         self.add_class("-thinking-off")
 
@@ -136,6 +166,10 @@ class PromptEditor(TextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def reset_action_keys(self) -> None:
+        """Back to the default keys of submit, follow_up, newline and complete."""
+        self.key_actions = dict(self._KEY_ACTIONS)
 
     def set_action_keys(self, action: str, keys: list[str]) -> None:
         """Handle ``action`` (submit, follow_up, newline, complete) on exactly ``keys`` (Textual key names)."""

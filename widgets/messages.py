@@ -1,22 +1,21 @@
 """User and assistant message views.
 
-Only the message being streamed is a live Textual ``Markdown`` (fed through ``Markdown.get_stream``);
+Only the message being streamed is a live Textual ``Markdown`` (fed through :class:`widgets.markdown_stream.LiveMarkdownStream`);
 :meth:`AssistantMessageView.finalize` freezes it into a single ``Static`` holding one pre-rendered Rich
 renderable, so long sessions stay cheap.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
-from textual.widgets._markdown import MarkdownStream
 
 from pi_app.ai.text import text_of
 from pi_app.ai.types import AssistantMessage, UserMessage
+from widgets.markdown_stream import LiveMarkdownStream
 from widgets.rendering import (
     PiMarkdown,
     SelectableLines,
@@ -135,7 +134,7 @@ class AssistantMessageView(Vertical):
         self.error_message: str | None = None
         self.has_tool_calls = False
         self._live: Markdown | Static | None = None
-        self._stream: MarkdownStream | None = None
+        self._stream: LiveMarkdownStream | None = None
         self._frozen: Static | None = None
         self._live_text = ""  # what the live Markdown holds (the block's text after the last split)
         self._next_split = SEGMENT_CHARS
@@ -191,7 +190,7 @@ class AssistantMessageView(Vertical):
         await self.mount_all([segment, live], before=old)
         await old.remove()
         self._live = live
-        self._stream = Markdown.get_stream(live)
+        self._stream = LiveMarkdownStream(live)
         self._live_text = rest
         self._next_split = SEGMENT_CHARS
 
@@ -207,26 +206,14 @@ class AssistantMessageView(Vertical):
         live = PiMarkdown("", classes="-thinking" if kind == "thinking" else "")
         self._live = live
         await self.mount(live)
-        self._stream = Markdown.get_stream(live)
+        self._stream = LiveMarkdownStream(live)
 
     async def _stop_stream(self, discard: bool = False) -> None:
         """Stop the live stream; ``discard`` drops text it has not parsed yet (for a live widget about to
         be replaced, where parsing it would only delay the replacement)."""
         if self._stream is not None:
             stream, self._stream = self._stream, None
-            pending = getattr(stream, "_pending", None)
-            if discard and isinstance(pending, list):
-                pending.clear()
-            try:
-                await stream.stop()
-            except asyncio.CancelledError:
-                # MarkdownStream.stop() cancels its task and awaits it; a task cancelled before it ever ran
-                # re-raises that CancelledError here. Only a cancellation of *this* task may propagate.
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    raise
-                if not discard and isinstance(pending, list) and pending:
-                    await stream.markdown_widget.append("".join(pending))
+            await stream.stop(discard=discard)
 
     # ------------------------------------------------------------------ finishing
     async def finalize(self, message: AssistantMessage | None = None) -> None:

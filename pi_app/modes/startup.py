@@ -18,6 +18,7 @@ from pi_app.cli_args import CliArgs, CliError, process_file_args
 if TYPE_CHECKING:
     from pi_app.ai.types import ImageContent
     from pi_app.session.agent_session import AgentSession
+    from pi_app.session.store import SessionManager
 
 
 class StartupError(Exception):
@@ -99,7 +100,7 @@ def _confirm_fork(other_cwd: str) -> bool:
     return answer in ("y", "yes")
 
 
-def create_session_manager(args: CliArgs, cfg: Config) -> Any:
+def create_session_manager(args: CliArgs, cfg: Config) -> SessionManager | None:
     """The SessionManager the flags ask for, or None for a new session in the default place."""
     from pi_app.session.store import SessionFileError, SessionManager
 
@@ -149,7 +150,7 @@ def format_session_list(cwd: str, session_dir: str | None) -> str:
 # --------------------------------------------------------------------------------- session
 
 
-async def create_session(args: CliArgs, cfg: Config, manager: Any) -> AgentSession:
+async def create_session(args: CliArgs, cfg: Config, manager: SessionManager | None) -> AgentSession:
     from pi_app.session.assembly import create_agent_session
 
     scoped = args.models if args.models is not None else (cfg.settings.settings.enabledModels or [])

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
 import themes
@@ -26,7 +26,7 @@ from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.history_view import tool_results_by_id, widgets_for
 from pi_app.tui.key_actions import KeyActions
-from pi_app.tui.keybindings import apply_bindings, current_keys, load_keybindings, reapply_bindings
+from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.screens.settings import ThemeSelectScreen
 from pi_app.tui.selection import MessageSelection
@@ -56,19 +56,49 @@ class PiApp(App[None]):
     Screen { layout: vertical; background: $background; }
     .-pi-selected { border-left: thick $pi-accent; }
     """
-    BINDINGS = [
-        Binding("escape", "interrupt", "Interrupt / restore queued messages", priority=True),
-        Binding("ctrl+c", "clear", "Clear editor (twice: exit)", priority=True),
-        Binding("ctrl+d", "exit_empty", "Exit (empty editor)", priority=True),
-        Binding("ctrl+z", "suspend", "Suspend", priority=True),
-        Binding("ctrl+g", "external_editor", "Edit the prompt in $VISUAL / $EDITOR", priority=True),
-        Binding("shift+tab", "cycle_thinking", "Cycle thinking level", priority=True),
-        Binding("ctrl+p", "cycle_model('forward')", "Next model", priority=True),
-        Binding("ctrl+shift+p", "cycle_model('backward')", "Previous model", priority=True),
-        Binding("ctrl+l", "select_model", "Select model", priority=True),
-        Binding("ctrl+o", "toggle_tools", "Expand/collapse tool output", priority=True),
-        Binding("ctrl+t", "toggle_thinking", "Show/hide thinking blocks", priority=True),
-        Binding("alt+up", "dequeue", "Edit all queued messages", priority=True),
+    # ids are pi's action ids: keybindings.json remaps them through the keymap (pi_app.tui.keybindings)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape", "interrupt", "Interrupt / restore queued messages", priority=True, id="app.interrupt"
+        ),
+        Binding("ctrl+c", "clear", "Clear editor (twice: exit)", priority=True, id="app.clear"),
+        Binding("ctrl+d", "exit_empty", "Exit (empty editor)", priority=True, id="app.exit"),
+        Binding("ctrl+z", "suspend", "Suspend", priority=True, id="app.suspend"),
+        Binding(
+            "ctrl+g",
+            "external_editor",
+            "Edit the prompt in $VISUAL / $EDITOR",
+            priority=True,
+            id="app.editor.external",
+        ),
+        Binding(
+            "shift+tab", "cycle_thinking", "Cycle thinking level", priority=True, id="app.thinking.cycle"
+        ),
+        Binding("ctrl+p", "cycle_model('forward')", "Next model", priority=True, id="app.model.cycleForward"),
+        Binding(
+            "ctrl+shift+p",
+            "cycle_model('backward')",
+            "Previous model",
+            priority=True,
+            id="app.model.cycleBackward",
+        ),
+        Binding("ctrl+l", "select_model", "Select model", priority=True, id="app.model.select"),
+        Binding(
+            "ctrl+o", "toggle_tools", "Expand/collapse tool output", priority=True, id="app.tools.expand"
+        ),
+        Binding(
+            "ctrl+t", "toggle_thinking", "Show/hide thinking blocks", priority=True, id="app.thinking.toggle"
+        ),
+        Binding("alt+up", "dequeue", "Edit all queued messages", priority=True, id="app.message.dequeue"),
+        # pi ships these without a key; keybindings.json may give them one
+        Binding(UNBOUND, "slash_command('new')", "Start a new session", priority=True, id="app.session.new"),
+        Binding(
+            UNBOUND, "slash_command('tree')", "Open the session tree", priority=True, id="app.session.tree"
+        ),
+        Binding(UNBOUND, "slash_command('fork')", "Fork the session", priority=True, id="app.session.fork"),
+        Binding(
+            UNBOUND, "slash_command('resume')", "Resume a session", priority=True, id="app.session.resume"
+        ),
         Binding("ctrl+up", "select_messages", "Select a message (c/enter copies)", priority=True),
         Binding("up", "selection_move(-1)", "Previous message", show=False, priority=True),
         Binding("down", "selection_move(1)", "Next message", show=False, priority=True),
@@ -94,17 +124,17 @@ class PiApp(App[None]):
         self.home = self.options.home if self.options.home is not None else os.path.expanduser("~")
         self.bridge = EventBridge(self)
         self._unsubscribe: Callable[[], None] | None = None
+        self.file_index: FileIndex | None = None  # built in a thread once mounted
         self._history_start = 0
         self._compaction_queue: list[str] = []
         self._header: StartupHeader | None = None
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
-        self.warmed_api: str | None = None
         self.chat = ChatLog(id="chat")
         self.queue_area = QueueArea(id="queue")
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")
         self.menu = CompletionMenu(id="completion")
-        self.editor = PromptEditor(menu=self.menu, test_mode=self.options.test_mode, id="editor")
+        self.editor = PromptEditor(menu=self.menu, blink=not self.options.test_mode, id="editor")
         self.footer = PiFooter(id="footer")
         self.selection = MessageSelection(self.chat, self.editor)
         self.keys = KeyActions(self)
@@ -115,15 +145,15 @@ class PiApp(App[None]):
         """pi's ``<agent dir>/keybindings.json``: its keys replace the defaults; problems are shown at start."""
         from pi_app.session.config.paths import agent_dir
 
-        path = agent_dir() / "keybindings.json"
-        self.keybindings_path = path
-        self.default_keys = current_keys(self)  # what /reload returns to before re-reading the file
-        overrides, warnings = load_keybindings(path)
-        self.startup_warnings += warnings + apply_bindings(self, overrides, str(path))
+        self.keybindings_path = agent_dir() / "keybindings.json"
+        self.startup_warnings += self.reload_keybindings()
 
     def reload_keybindings(self) -> list[str]:
-        """``/reload``: the defaults again, then the file's current entries; returns the warnings."""
-        return reapply_bindings(self, self.default_keys, self.keybindings_path)
+        """(Re-)read keybindings.json into the keymap (an entry removed from the file gets its default keys
+        back); returns the loader's and the conflict warnings."""
+        overrides, warnings = load_keybindings(self.keybindings_path)
+        self.key_overrides = overrides
+        return warnings + apply_bindings(self, self.editor, overrides, str(self.keybindings_path))
 
     @property
     def header(self) -> StartupHeader | None:
@@ -298,7 +328,7 @@ class PiApp(App[None]):
         self.editor.prompt_history = history
 
     def refresh_completions(self) -> None:
-        index = getattr(self, "file_index", None)
+        index = self.file_index
         if index is None or index.root != self.session.cwd:
             index = self.file_index = FileIndex(self.session.cwd).start()
         self.editor.completion = DefaultCompletionProvider(
@@ -317,7 +347,6 @@ class PiApp(App[None]):
             get_provider(model.api)
         except Exception:  # unknown api or a broken SDK install: the first request will report it
             return
-        self.warmed_api = model.api
 
     def on_model_changed(self) -> None:
         self.editor.thinking_level = self.session.thinking_level or "off"
@@ -357,7 +386,7 @@ class PiApp(App[None]):
         if session.model is None:
             self._no_model = NoModelPanel()
             items.append(self._no_model)
-        fallback = getattr(session, "model_fallback_message", None)
+        fallback = session.model_fallback_message
         if fallback and session.model is not None:
             items.append(Notice(fallback, kind="warning"))
         await self.chat.add_many(items)
@@ -515,11 +544,12 @@ class PiApp(App[None]):
         return True
 
     def hotkeys_text(self) -> str:
-        """The shortcut list, generated from the live bindings."""
+        """The shortcut list, generated from the bindings in effect (the keymap applied)."""
+        keymap = keymap_of(self.key_overrides)
         rows: list[tuple[str, str]] = []
         seen: set[str] = set()
-        for source in (self._bindings, self.editor._bindings):
-            for key, bindings in source.key_to_bindings.items():
+        for node_type in (type(self), type(self.editor)):
+            for key, bindings in effective_bindings(node_type, keymap).items():
                 for binding in bindings:
                     if not binding.description or key in seen:
                         continue

@@ -2,19 +2,26 @@
 
 The file maps a pi action id to a key or a list of keys; both the snapshot ids (``cycleThinkingLevel``) and the
 newer namespaced ids (``app.thinking.cycle``) are accepted. Loading is pure: bad input becomes a warning that
-names the file and the entry, and the defaults stay. :func:`apply_bindings` then swaps the keys of the app's
-and the editor's bindings for the configured actions.
+names the file and the entry, and the defaults stay.
+
+The app's and the editor's bindings carry pi's namespaced ids (``Binding(id=...)``); :func:`apply_bindings`
+turns the file into a Textual keymap for ``App.set_keymap``. Textual's keymap replaces a binding's keys but
+cannot take them all away, so pi's ``[]`` (unbound) maps the binding to :data:`UNBOUND`, a key name no terminal
+sends; actions pi ships without a key are declared on that name too. The editor's submit/follow-up/newline/
+complete keys are dispatched by the editor itself ahead of typed text, so they are also handed to it.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from textual.binding import Binding, BindingsMap
-from textual.keys import _character_to_key
+from textual.binding import Binding, BindingsMap, BindingType
+from textual.dom import DOMNode
+from textual.keys import KEY_NAME_REPLACEMENTS
 
 from pi_app.tui.key_actions import SELECTION_ACTIONS
 
@@ -81,6 +88,13 @@ NAMESPACED_IDS: dict[str, str] = {
     "deleteSessionNoninvasive": "app.session.deleteNoninvasive",
 }
 _SNAPSHOT_IDS = {v: k for k, v in NAMESPACED_IDS.items()}
+
+UNBOUND = "pi_unbound"  # the key of a binding that has no key (see the module docstring)
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from widgets.editor import PromptEditor
 
 
 @dataclass(frozen=True)
@@ -165,6 +179,13 @@ _NAMED_KEYS = {
 _SYMBOLS = set("`-=[]\\;',./!@#$%^&*()_+|~{}:<>?")
 
 
+def _symbol_key(char: str) -> str:
+    """Textual's key name for a printable symbol, as its key events spell it: the Unicode name in lower case
+    with ``_`` for spaces and dashes, shortened by Textual's public ``KEY_NAME_REPLACEMENTS`` (``-`` -> ``minus``)."""
+    name = unicodedata.name(char).lower().replace("-", "_").replace(" ", "_")
+    return KEY_NAME_REPLACEMENTS.get(name, name)
+
+
 def translate_key(key: str) -> str:
     """pi's ``modifier+key`` syntax → the Textual key name (``ctrl+shift+p``, ``alt+enter``, ``ctrl+minus``).
 
@@ -192,7 +213,7 @@ def translate_key(key: str) -> str:
     elif len(base) == 1 and (base.isascii() and base.isalnum()):
         name = lowered
     elif len(base) == 1 and base in _SYMBOLS:
-        name = _character_to_key(base)
+        name = _symbol_key(base)
     else:
         raise ValueError(f"unknown key {base!r} in {key!r}")
     return "+".join([m for m in _MODIFIERS if m in modifiers] + [name])
@@ -247,42 +268,53 @@ def load_keybindings(path: Path) -> tuple[dict[str, list[str]], list[str]]:
     return parse_keybindings(data, str(path))
 
 
-def rebind(bindings: BindingsMap, target: Target, keys: list[str], *, priority: bool) -> None:
-    """Give ``target.action`` exactly ``keys`` in ``bindings`` (no keys: unbound), keeping its description."""
-    template: Binding | None = None
-    for key, key_bindings in list(bindings.key_to_bindings.items()):
-        kept = [b for b in key_bindings if b.action != target.action]
-        if len(kept) != len(key_bindings):
-            template = template or next(b for b in key_bindings if b.action == target.action)
-            if kept:
-                bindings.key_to_bindings[key] = kept
-            else:
-                del bindings.key_to_bindings[key]
-    if template is None:
-        template = Binding("", target.action, target.description, show=False, priority=priority)
-    for key in keys:
-        bindings.key_to_bindings.setdefault(key, []).append(template.with_key(key))
+def keymap_of(overrides: dict[str, list[str]]) -> dict[str, str]:
+    """Snapshot id -> keys as a Textual keymap: binding id (pi's namespaced id) -> comma-separated keys."""
+    return {
+        NAMESPACED_IDS[action_id]: ",".join(keys) if keys else UNBOUND
+        for action_id, keys in overrides.items()
+        if action_id in TARGETS
+    }
 
 
-def apply_bindings(app: Any, overrides: dict[str, list[str]], source: str = "keybindings.json") -> list[str]:
-    """Swap the keys of the app's and the editor's bindings for every configured action this app has.
-
-    Returns a warning for each configured key that another app key already holds (one of the two would
-    never fire)."""
-    editor = app.editor
+def apply_bindings(
+    app: App[Any], editor: PromptEditor, overrides: dict[str, list[str]], source: str = "keybindings.json"
+) -> list[str]:
+    """Make ``overrides`` the app's keymap (entries not in it keep their declared keys) and give the editor its
+    dispatched keys. Returns a warning for each configured key that another app key already holds (one of the
+    two would never fire)."""
+    keymap = keymap_of(overrides)
+    app.set_keymap(keymap)
+    editor.reset_action_keys()
     for action_id, keys in overrides.items():
         for target in TARGETS.get(action_id, ()):
-            if target.owner == "app":
-                rebind(app._bindings, target, keys, priority=True)
-            else:
-                rebind(editor._bindings, target, keys, priority=target.action == "close_completion")
-                if target.action in _EDITOR_DISPATCHED:
-                    editor.set_action_keys(target.action, keys)
-    return _conflicts(app, overrides, source)
+            if target.owner == "editor" and target.action in _EDITOR_DISPATCHED:
+                editor.set_action_keys(target.action, keys)
+    return _conflicts(type(app), keymap, overrides, source)
 
 
-def _conflicts(app: Any, overrides: dict[str, list[str]], source: str) -> list[str]:
-    skip = SELECTION_ACTIONS  # only active while selecting messages
+def declared_bindings(node_type: type[DOMNode]) -> dict[str, list[Binding]]:
+    """Key -> bindings a widget or app class declares (its ``BINDINGS`` and its bases', the subclass winning
+    per key, as Textual merges them)."""
+    merged: dict[str, list[Binding]] = {}
+    for base in reversed(node_type.__mro__):
+        declared: list[BindingType] = base.__dict__.get("BINDINGS", [])
+        merged.update(BindingsMap(declared).key_to_bindings)
+    return merged
+
+
+def effective_bindings(node_type: type[DOMNode], keymap: dict[str, str]) -> dict[str, list[Binding]]:
+    """The declared bindings with ``keymap`` applied (what Textual dispatches), minus unbound ones."""
+    bindings = BindingsMap.from_keys(declared_bindings(node_type))
+    if keymap:
+        bindings.apply_keymap(keymap)
+    return {key: list(bs) for key, bs in bindings.key_to_bindings.items() if key != UNBOUND}
+
+
+def _conflicts(
+    app_type: type[DOMNode], keymap: dict[str, str], overrides: dict[str, list[str]], source: str
+) -> list[str]:
+    bindings = effective_bindings(app_type, keymap)
     warnings: list[str] = []
     reported: set[str] = set()
     for action_id, keys in overrides.items():
@@ -292,35 +324,11 @@ def _conflicts(app: Any, overrides: dict[str, list[str]], source: str) -> list[s
         for key in keys:
             others = [
                 b
-                for b in app._bindings.key_to_bindings.get(key, [])
-                if b.priority and b.action not in own and b.action.split("(")[0] not in skip
+                for b in bindings.get(key, [])
+                if b.priority and b.action not in own and b.action.split("(")[0] not in SELECTION_ACTIONS
             ]
             if others and key not in reported:
                 reported.add(key)
                 names = ", ".join(sorted({b.description or b.action for b in others}))
                 warnings.append(f"{source}: {key!r} of {action_id!r} is also bound to {names}")
     return warnings
-
-
-def current_keys(app: Any) -> dict[str, list[str]]:
-    """Every known action id with the keys it has right now (taken before user overrides: the defaults)."""
-    out: dict[str, list[str]] = {}
-    for action_id, targets in TARGETS.items():
-        target = targets[0]
-        if target.owner == "app":
-            bindings = app._bindings.key_to_bindings
-        else:
-            bindings = app.editor._bindings.key_to_bindings
-        keys = [key for key, bs in bindings.items() if any(b.action == target.action for b in bs)]
-        if target.owner == "editor" and target.action in _EDITOR_DISPATCHED:
-            keys = [k for k, a in app.editor.key_actions.items() if a == target.action]
-        out[action_id] = keys
-    return out
-
-
-def reapply_bindings(app: Any, defaults: dict[str, list[str]], path: Any) -> list[str]:
-    """``/reload``: back to the defaults, then the file's current overrides (a removed entry gets its default
-    keys back). Returns the loader's and the conflict warnings."""
-    overrides, warnings = load_keybindings(path)
-    merged = {**defaults, **overrides}
-    return warnings + apply_bindings(app, merged, str(path))

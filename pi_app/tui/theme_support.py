@@ -14,11 +14,14 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import themes
 from themes.registry import base_spec
-from themes.textual_adapter import get_theme, install_theme, register_all
+from themes.textual_adapter import ThemedApp, ThemeHost, get_theme, install_theme, register_all
+
+if TYPE_CHECKING:
+    from pi_app.session.config import SettingsManager
 
 WATCH_INTERVAL_S = 1.0
 FALLBACK = "dark"
@@ -37,7 +40,7 @@ def _resolve(path: str, cwd: str) -> Path:
     return p if p.is_absolute() else Path(cwd) / p
 
 
-def _load_paths_only(app: Any, cwd: str, paths: Iterable[str]) -> list[str]:
+def _load_paths_only(app: ThemeHost, cwd: str, paths: Iterable[str]) -> list[str]:
     """``--no-themes``: only the explicitly given theme files/directories."""
     warnings: list[str] = []
     for raw in paths:
@@ -69,9 +72,9 @@ def _cli_choice(cli_themes: Iterable[str], cwd: str, known: set[str]) -> str | N
 
 
 def setup_themes(
-    app: Any,
+    app: ThemeHost,
     cwd: str,
-    settings: Any,
+    settings: SettingsManager,
     cli_themes: Iterable[str] = (),
     *,
     no_themes: bool = False,
@@ -115,11 +118,10 @@ def theme_file(name: str) -> Path | None:
 class ThemeFileWatch:
     """Follows the active theme: watches its file while it is a user theme, reloads it on change."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ThemedApp) -> None:
         self.app = app
         self.watcher: themes.ThemeWatcher | None = None
         self.watched_theme: str | None = None
-        self.reloads = 0
 
     def follow(self, name: str) -> None:
         if name == self.watched_theme:
@@ -151,5 +153,4 @@ class ThemeFileWatch:
             self.watched_theme = spec.name
         else:
             install_theme(app, spec)
-        self.reloads += 1
         return "reloaded"

@@ -71,7 +71,7 @@ def conversation() -> Iterable[Widget]:
     queue = QueueArea()
     queue.set_queues(["use double quotes"], ["then update the changelog"])
     yield queue
-    editor = PromptEditor(test_mode=True)
+    editor = PromptEditor(blink=False)
     editor.thinking_level = "medium"
     yield editor
     yield PiFooter(

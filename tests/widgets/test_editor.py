@@ -23,7 +23,7 @@ class EditorApp(PiTestApp):
             ],
             tmp_path,
         )
-        self.editor = PromptEditor(history=history, completion=provider, menu=self.menu, test_mode=True)
+        self.editor = PromptEditor(history=history, completion=provider, menu=self.menu, blink=False)
         self.got: list[tuple[str, str]] = []
 
     def compose(self) -> ComposeResult:

@@ -62,7 +62,7 @@ class ConversationApp(PiTestApp):
         yield queue
         status = StatusLine(spinner=False)
         yield status
-        editor = PromptEditor(test_mode=True)
+        editor = PromptEditor(blink=False)
         editor.thinking_level = "medium"
         yield editor
         yield PiFooter(
