@@ -26,6 +26,7 @@ MODEL_ARGS = ["--model", "loop/loop-model"]
 class Run:
     seconds: float
     max_rss: int  # bytes
+    cpu: float  # user + system seconds of the process (steadier than wall time on a busy machine)
     returncode: int
     stdout: str
     stderr: str
@@ -53,6 +54,7 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) 
         return Run(
             seconds,
             usage.ru_maxrss * 1024,
+            usage.ru_utime + usage.ru_stime,
             proc.returncode,
             out.read().decode("utf-8", "replace"),
             err.read().decode("utf-8", "replace"),

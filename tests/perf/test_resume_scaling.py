@@ -99,7 +99,7 @@ def test_entries_off_the_active_path_are_never_parsed(tmp_path: Path) -> None:
     assert b'"side ' not in body  # nothing from the side branches did
 
     def parsed(rec: EntryRecord) -> bool:
-        return rec.unparsed_line is None
+        return rec.is_parsed
 
     off_path = [r for r in records if r.id not in path_ids]
     assert not any(parsed(r) for r in off_path)

@@ -99,10 +99,10 @@ def _line_adapter() -> TypeAdapter[Any]:
 def _typed(entry: Entry, built: dict[str, Any] | None, warnings: list[str] | None) -> AgentMessage | None:
     data: Any = built
     if data is None:
-        raw = entry.unparsed_line if type(entry) is EntryRecord else None
+        raw = entry.unparsed_bytes() if type(entry) is EntryRecord else None
         if raw is not None:
             # Fast path, no intermediate dict: pydantic parses the line itself. Other roles (bashExecution,
-            # custom, ...), lone surrogates and anything odd take the dict path below, which also words the error.
+            # custom, ...), invalid UTF-8 and anything odd take the dict path below, which also words the error.
             try:
                 return _line_adapter().validate_json(raw).message  # type: ignore[no-any-return]
             except ValueError:
@@ -168,7 +168,7 @@ def path_to_root(by_id: Mapping[str, Entry], leaf_id: str | None) -> list[Entry]
 def _as_source(entry: Entry, kind: str) -> tuple[Entry, dict[str, Any] | None] | None:
     """(entry, built message dict or None for "its ``message``") when the entry contributes a message."""
     if kind == "message":
-        if type(entry) is EntryRecord and entry.unparsed_line is not None:
+        if type(entry) is EntryRecord and not entry.is_parsed:
             return entry, None  # read when the messages are (a bad body is reported then)
         msg = entry.get("message")
         return (entry, msg) if isinstance(msg, dict) else None

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 from .entries import CURRENT_SESSION_VERSION, to_line
 from .paths import new_entry_id
-from .record import PREFIX, EntryRecord, bulk
+from .record import PREFIX, EntryRecord, LineSource, bulk
 
 
 class SessionFileError(Exception):
@@ -139,17 +141,27 @@ def write_atomic(path: str, lines: Iterable[dict[str, Any] | EntryRecord]) -> No
     os.replace(tmp, path)
 
 
-def _entry_from_line(line: str, where: str, cut: bool, warnings: list[str]) -> EntryRecord | None:
-    """A record for one v3 line: prefix-read and lazy where possible, else parsed now (and checked)."""
-    m = PREFIX.match(line)
+_PREFIX_B = re.compile(PREFIX.pattern.encode())
+
+
+def _entry_from_line(
+    raw: bytes, src: LineSource, offset: int, lineno: int, warnings: list[str]
+) -> EntryRecord | None:
+    """A record for one v3 line (``raw`` with its newline, if any): its tree fields read from the line's
+    prefix where possible, its body left in the file; anything else parsed now to be checked."""
+    cut = not raw.endswith(b"\n")
+    body = raw if cut else raw[:-1]
+    m = _PREFIX_B.match(body)
     # A line without its newline is parsed in full: that is where a crash leaves a cut line.
-    if m is not None and not cut and line.endswith("}"):
+    if m is not None and not cut and body.endswith(b"}"):
         kind, eid, parent, ts = m.groups()
-        return EntryRecord(kind, eid, parent, ts, line, None, where, warnings)
-    if not line.strip():
+        fields = (intern(kind.decode()), eid.decode(), parent.decode() if parent else None, ts.decode())
+        return EntryRecord.at(src, offset, body, lineno, fields, warnings)
+    if not body.strip():
         return None
+    where = f"{src.path}:{lineno}"
     try:
-        obj = json.loads(line)
+        obj = json.loads(body.decode("utf-8", "surrogateescape"))
     except ValueError as exc:
         warnings.append(f"{where}: skipped malformed line{' (truncated last line)' if cut else ''}: {exc}")
         return None
@@ -162,32 +174,30 @@ def _entry_from_line(line: str, where: str, cut: bool, warnings: list[str]) -> E
     elif cut:
         return EntryRecord.from_dict(obj)
     else:
-        # Checked, but only the line is kept (as for prefix-read lines): memory stays proportional to
-        # what is used, whatever key order or spacing the writer chose.
+        # Checked, but left in the file like prefix-read lines: memory stays proportional to what is
+        # used, whatever key order or spacing the writer chose.
         parent, ts = obj.get("parentId"), obj.get("timestamp")
-        return EntryRecord(
-            obj["type"],
+        fields = (
+            intern(obj["type"]),
             obj["id"],
             parent if isinstance(parent, str) else None,
             ts if isinstance(ts, str) else "",
-            line,
-            None,
-            where,
-            warnings,
         )
+        return EntryRecord.at(src, offset, body, lineno, fields, warnings)
     return None
 
 
-def _stream_entries(lines: Iterable[bytes], lineno: int, path: str, warnings: list[str]) -> list[EntryRecord]:
-    """Records for the v3 lines after the header, read one line at a time (never the whole file as text:
-    one non-Latin-1 character would make a single str of it four bytes per character)."""
+def _stream_entries(
+    lines: Iterable[bytes], src: LineSource, offset: int, lineno: int, warnings: list[str]
+) -> list[EntryRecord]:
+    """Records for the v3 lines after the header, read one line at a time: the file is never held whole
+    (and never as one str, which one non-Latin-1 character would make four bytes per character)."""
     out: list[EntryRecord] = []
     append = out.append
     for raw in lines:
         lineno += 1
-        cut = not raw.endswith(b"\n")
-        text = (raw if cut else raw[:-1]).decode("utf-8", "surrogateescape")
-        rec = _entry_from_line(text, f"{path}:{lineno}", cut, warnings)
+        rec = _entry_from_line(raw, src, offset, lineno, warnings)
+        offset += len(raw)
         if rec is not None:
             append(rec)
     return out
@@ -204,10 +214,12 @@ def load_session_file(
     warnings = warnings if warnings is not None else []
     with open(p, "rb") as fh:
         lineno = 0
+        offset = 0
         first: bytes | None = None
         last = b""
         for raw in fh:
             lineno += 1
+            offset += len(raw)
             last = raw
             if raw.strip():
                 first = raw
@@ -223,7 +235,7 @@ def load_session_file(
         version = header.get("version")
         if isinstance(version, int) and version >= CURRENT_SESSION_VERSION:
             with bulk():
-                entries = _stream_entries(fh, lineno, p, warnings)
+                entries = _stream_entries(fh, LineSource(p), offset, lineno, warnings)
             ends = _ends_with_newline(fh)
             return LoadedSession(p, header, entries, warnings, ends)
 

@@ -370,7 +370,11 @@ class SessionManager:
         cached = self._path_cache
         if cached is not None and cached[0] == leaf_id:
             return cached[1]
-        path = path_to_root(self._by_id, leaf_id)
+        entry = self._by_id.get(leaf_id) if leaf_id is not None else None
+        if cached is not None and entry is not None and cached[1] and entry.parent_id == cached[0]:
+            path = [*cached[1], entry]  # the usual step: one entry appended under the remembered leaf
+        else:
+            path = path_to_root(self._by_id, leaf_id)
         self._path_cache = (leaf_id, path)
         return path
 

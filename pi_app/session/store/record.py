@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,8 +51,39 @@ def bulk() -> Iterator[None]:
             gc.enable()
 
 
+class LineSource:
+    """The session file records read their lines from, on demand.
+
+    A descriptor stays open for as long as records refer to it, so a file replaced by rename (another
+    program's rewrite) still reads as it was loaded; appends (ours or another pi's) never move a line.
+    Lines are read with ``pread``: nothing of the file is held in memory but what was asked for.
+    """
+
+    __slots__ = ("path", "_fd", "__weakref__")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd = os.open(path, os.O_RDONLY)
+
+    def read(self, offset: int, size: int) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(self._fd, size, offset)
+        os.lseek(self._fd, offset, os.SEEK_SET)  # Windows: no pread; records are read from one thread
+        return os.read(self._fd, size)
+
+    def __del__(self) -> None:
+        try:
+            os.close(self._fd)
+        except (OSError, AttributeError):
+            pass
+
+
+_SPAN_BITS = 32  # a line's place in its file, packed in one int: offset << 32 | length
+INLINE_LINE_BYTES = 1024  # lines up to this size are kept in memory
+
+
 class EntryRecord:
-    __slots__ = ("type", "id", "parent_id", "timestamp", "_raw", "_data", "_where", "_sink")
+    __slots__ = ("type", "id", "parent_id", "timestamp", "_raw", "_data", "_where", "_sink", "_src")
 
     def __init__(
         self,
@@ -68,10 +100,36 @@ class EntryRecord:
         self.id = id
         self.parent_id = parent_id
         self.timestamp = timestamp
-        self._raw = raw
+        self._raw: str | int | None = raw  # the line, or its span in ``_src``
         self._data = data
-        self._where = where
+        self._where: str | int = where  # "file:line", or the line number in ``_src``
         self._sink = sink
+        self._src: LineSource | None = None
+
+    @classmethod
+    def at(
+        cls,
+        src: LineSource,
+        offset: int,
+        line: bytes,
+        lineno: int,
+        fields: tuple[str, str, str | None, str],
+        sink: list[str],
+    ) -> EntryRecord:
+        """A record for ``line``, read at ``offset`` of ``src`` (newline excluded).
+
+        Short lines are kept as text (a read per line would cost more than it saves, and tree views
+        peek at every message line); long ones, where a session's bytes are, stay in the file.
+        """
+        rec = cls(*fields, None, None, "", sink)
+        size = len(line)
+        if size <= INLINE_LINE_BYTES:
+            rec._raw = line.decode("utf-8", "surrogateescape")
+        else:
+            rec._raw = offset << _SPAN_BITS | size
+        rec._where = lineno
+        rec._src = src
+        return rec
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EntryRecord:
@@ -85,14 +143,40 @@ class EntryRecord:
             data=data,
         )
 
+    def _line_bytes(self) -> bytes:
+        raw = self._raw
+        if isinstance(raw, str):
+            return raw.encode("utf-8", "surrogateescape")
+        if raw is None or self._src is None:
+            return b""
+        size = raw & ((1 << _SPAN_BITS) - 1)
+        data = self._src.read(raw >> _SPAN_BITS, size)
+        return data if len(data) == size else b""  # the file shrank under us: treated as damaged
+
+    @property
+    def is_parsed(self) -> bool:
+        """True once the full entry dict exists (always for entries made in this process)."""
+        return self._data is not None
+
     @property
     def unparsed_line(self) -> str | None:
         """The original JSON line while the entry has not been parsed yet (for cheap peeks), else None."""
-        return self._raw if self._data is None else None
+        if self._data is not None or self._raw is None:
+            return None
+        raw = self._raw
+        return raw if isinstance(raw, str) else self._line_bytes().decode("utf-8", "surrogateescape")
+
+    def unparsed_bytes(self) -> bytes | None:
+        """Like :attr:`unparsed_line`, as the file's bytes (for parsers that take UTF-8 directly)."""
+        if self._data is not None or self._raw is None:
+            return None
+        return self._line_bytes()
 
     @property
     def where(self) -> str:
         """``file:line`` of a record read from a file ("" for entries made in this process)."""
+        if isinstance(self._where, int):
+            return f"{self._src.path if self._src else '?'}:{self._where}"
         return self._where
 
     def peek(self, key: str, default: Any = None) -> Any:
@@ -104,7 +188,7 @@ class EntryRecord:
         if self._data is not None or self._raw is None or key in ("id", "type", "parentId"):
             return self.get(key, default)
         try:
-            obj = json.loads(self._raw)
+            obj = json.loads(self.unparsed_line or "")
         except ValueError:
             return self.get(key, default)  # records the damage once, through the normal path
         return obj.get(key, default) if isinstance(obj, dict) else self.get(key, default)
@@ -114,14 +198,14 @@ class EntryRecord:
         """The full entry dict (parsed now if it was not yet)."""
         if self._data is None:
             try:
-                obj = json.loads(self._raw or "")
+                obj = json.loads(self.unparsed_line or "")
                 if not isinstance(obj, dict):
                     raise ValueError("not an object")
                 self._data = obj
             except ValueError as exc:
                 # A damaged line found late: keep its tree position, drop the unreadable body.
                 if self._sink is not None:
-                    self._sink.append(f"{self._where}: skipped malformed line: {exc}")
+                    self._sink.append(f"{self.where}: skipped malformed line: {exc}")
                 self._data = {
                     "type": self.type,
                     "id": self.id,
@@ -131,9 +215,11 @@ class EntryRecord:
         return self._data
 
     def line(self) -> bytes:
-        """The line to write: the original text when the record was read from a file."""
+        """The line to write: the original bytes when the record was read from a file."""
         if self._raw is not None:
-            return (self._raw + "\n").encode("utf-8", "surrogateescape")
+            line = self._line_bytes()
+            if line:
+                return line + b"\n"
         return to_line(self.data)
 
     def get(self, key: str, default: Any = None) -> Any:
