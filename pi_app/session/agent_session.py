@@ -365,7 +365,7 @@ class AgentSession:
             if not should_continue and last.stopReason not in ("error", "aborted"):
                 # Input queued while compaction (or the run's tail) was in progress still gets delivered.
                 should_continue = self.agent.has_queued_messages()
-            if not should_continue:
+            if not should_continue or not self._can_continue():
                 return
             await self.agent.continue_()
 
@@ -394,6 +394,12 @@ class AgentSession:
         finally:
             run.retry_controller = None
         return not run.abort_requested
+
+    def _can_continue(self) -> bool:
+        """The agent can run on from its context: the last message is not an answer, or input is queued (a
+        compaction that rebuilt the context must never leave a continue that fails)."""
+        last = self._last_message_if_assistant()
+        return last is None or self.agent.has_queued_messages()
 
     def _context_window(self) -> int:
         model = self.model

@@ -226,7 +226,10 @@ class Compactor:
         is_stale = self.stale_predicate()
         if is_stale(message):
             return False  # usage or error from before the latest compaction says nothing about now
-        if same_model and is_context_overflow(message, window):
+        # Only a failed request is recovered by compact-and-retry. A successful answer whose reported usage
+        # exceeds the window (a silent overflow) is the answer: it stays, and the context is compacted below
+        # as at the threshold, without a retry (retrying would discard it, continuing from it cannot work).
+        if same_model and message.stopReason == "error" and is_context_overflow(message, window):
             if self._overflow_attempted and not pre_prompt:
                 await self._emit(CompactionEndEvent("overflow", error_message=OVERFLOW_RETRY_FAILED))
                 return False

@@ -221,12 +221,21 @@ async def test_user_bash_during_run_is_deferred_and_abortable(tmp_path, faux):
     from pi_app.ai.providers.faux import FauxResponse
 
     s = await make_session(tmp_path)
-    Script(faux, FauxResponse(steps=faux_text("slow").steps, delay_s=0.02))
+    Script(faux, FauxResponse(steps=faux_text("slow").steps))
+    streaming, bash_done = asyncio.Event(), asyncio.Event()
+
+    async def hold_the_stream(event):  # listeners are awaited: the answer waits until the command ran
+        if event.type == "message_update" and not streaming.is_set():
+            streaming.set()
+            await bash_done.wait()
+
+    s.subscribe(hold_the_stream)
     run = asyncio.create_task(s.prompt("go"))
-    while not s.agent.state.is_streaming:
-        await asyncio.sleep(0.001)
+    await streaming.wait()
     await s.execute_bash("echo during")
+    assert s.agent.state.is_streaming
     assert not any(getattr(m, "role", None) == "bashExecution" for m in s.messages)
+    bash_done.set()
     await run
     roles = [m.role for m in s.messages]
     assert roles[-1] == "bashExecution"  # after the run's assistant message, not inside the turn
