@@ -408,11 +408,11 @@ class AgentSession:
     def _last_message_if_assistant(self) -> AssistantMessage | None:
         messages = self.agent.state.messages
         last = messages[-1] if messages else None
-        return last if getattr(last, "role", None) == "assistant" else None
+        return last if isinstance(last, AssistantMessage) else None
 
     def _last_assistant(self) -> AssistantMessage | None:
         for m in reversed(self.agent.state.messages):
-            if getattr(m, "role", None) == "assistant":
+            if isinstance(m, AssistantMessage):
                 return m
         return None
 

@@ -14,6 +14,7 @@ from pi_app.agent import Agent, AgentContext, NextTurn, TurnContext
 from pi_app.ai.abort import AbortController, AbortSignal
 from pi_app.ai.overflow import is_context_overflow
 from pi_app.ai.stream import StreamFn
+from pi_app.ai.types import AssistantMessage
 from pi_app.session.compaction.estimate import context_tokens_from_usage, estimate_tokens, should_compact
 from pi_app.session.config import ModelRegistry, SettingsManager
 from pi_app.session.event_hub import Emit
@@ -23,7 +24,6 @@ from pi_app.session.stats import context_tokens, stale_before
 from pi_app.session.store import SessionManager
 
 if TYPE_CHECKING:
-    from pi_app.ai.types import AssistantMessage
     from pi_app.session.compaction.summarize import CompactionResult
 
 __all__ = ["OVERFLOW_RETRY_FAILED", "CompactionCancelled", "CompactionError", "Compactor"]
@@ -122,7 +122,7 @@ class Compactor:
             api_key = await self._registry.get_api_key(model)
             if not api_key:
                 raise CompactionError(f"No API key for {model.provider}")
-            path = [e.data if hasattr(e, "data") else e for e in self._sm.get_branch()]
+            path: list[dict[str, Any]] = [e if isinstance(e, dict) else e.data for e in self._sm.get_branch()]
             cfg = self._settings.settings.compaction
             prep = prepare_compaction(path, cfg.keepRecentTokens)
             if prep is None and path and path[-1].get("type") == "compaction":
@@ -152,7 +152,7 @@ class Compactor:
             messages = list(self._sm.build_session_context().messages)
             if will_retry and messages:
                 last = messages[-1]
-                if getattr(last, "role", None) == "assistant" and last.stopReason == "error":
+                if isinstance(last, AssistantMessage) and last.stopReason == "error":
                     messages.pop()
             self._agent.replace_messages(messages)
             self._baseline = list(messages)
