@@ -21,13 +21,6 @@ from pi_app.ai.abort import AbortController, AbortError, race_abort
 from pi_app.ai.stream import StreamFn
 from pi_app.ai.text import text_of
 from pi_app.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
-from pi_app.session.assembly import (
-    ResourceOptions,
-    Resources,
-    load_resources,
-    system_prompt_for,
-    tool_options_from_settings,
-)
 from pi_app.session.auto_compaction import Compactor
 from pi_app.session.config import ModelRegistry, ScopedModel, SettingsManager
 from pi_app.session.event_hub import EventHub, Listener
@@ -45,6 +38,13 @@ from pi_app.session.session_events import (
     AutoRetryStartEvent,
     SessionEvent,
     SessionInfoChangedEvent,
+)
+from pi_app.session.session_setup import (
+    ResourceOptions,
+    Resources,
+    load_resources,
+    system_prompt_for,
+    tool_options_from_settings,
 )
 from pi_app.session.stats import SessionStats, compute_context_usage, compute_stats
 from pi_app.session.store import SessionManager
