@@ -20,13 +20,23 @@ from pi_app.agent import Agent, AgentEvent, MessageEndEvent, MessageStartEvent
 from pi_app.ai.abort import AbortController, AbortError, race_abort
 from pi_app.ai.stream import StreamFn
 from pi_app.ai.text import text_of
-from pi_app.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
+from pi_app.ai.types import (
+    AssistantMessage,
+    ImageContent,
+    Model,
+    SystemMessage,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+)
 from pi_app.session.auto_compaction import Compactor
 from pi_app.session.config import ModelRegistry, ScopedModel, SettingsManager
 from pi_app.session.event_hub import EventHub, Listener
 from pi_app.session.input_queue import InputQueue
+from pi_app.session.messages import AgentMessage, CustomMessage
 from pi_app.session.model_switching import ModelSelector
 from pi_app.session.navigation import TreeNavigator
+from pi_app.session.resources.context_files import ContextFile
 from pi_app.session.resources.skills import Skill, expand_skill_command
 from pi_app.session.resources.system_prompt import DOCS_URL
 from pi_app.session.resources.templates import PromptTemplate, expand_prompt_template
@@ -163,7 +173,7 @@ class AgentSession:
         return self._run.running or self.agent.state.is_streaming
 
     @property
-    def messages(self) -> list[Any]:
+    def messages(self) -> list[AgentMessage]:
         return list(self.agent.state.messages)
 
     @property
@@ -219,7 +229,7 @@ class AgentSession:
         return list(self._resources.skills)
 
     @property
-    def context_files(self) -> list[Any]:
+    def context_files(self) -> list[ContextFile]:
         return list(self._resources.context_files)
 
     @property
@@ -264,15 +274,15 @@ class AgentSession:
                 if self._run.retry_attempt > 0:
                     await self._emit(AutoRetryEndEvent(True, self._run.take_retry_attempt()))
 
-    def _persist(self, message: Any) -> None:
-        role = getattr(message, "role", None)
+    def _persist(self, message: AgentMessage) -> None:
         try:
-            if role in ("user", "assistant", "toolResult", "system"):
-                self.session_manager.append_message(message)
-            elif role == "custom":
-                self.session_manager.append_custom_message_entry(
-                    message.customType, message.content, message.display, message.details
-                )
+            match message:
+                case SystemMessage() | UserMessage() | AssistantMessage() | ToolResultMessage():
+                    self.session_manager.append_message(message)
+                case CustomMessage():
+                    self.session_manager.append_custom_message_entry(
+                        message.customType, message.content, message.display, message.details
+                    )
         except OSError as exc:  # disk full / permissions: keep the run going, say so once per failure
             warning = f"Could not write session file {self.session_file}: {exc}"
             self.resource_warnings.append(warning)
@@ -537,7 +547,7 @@ class AgentSession:
         self,
         command: str,
         exclude_from_context: bool = False,
-        on_chunk: Callable[[str], Any] | None = None,
+        on_chunk: Callable[[str], None] | None = None,
     ) -> BashResult:
         """Run the user's ``!cmd`` (``!!cmd``: ``exclude_from_context``)."""
         return await self._shell.execute(command, exclude_from_context, on_chunk)

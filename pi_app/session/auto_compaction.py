@@ -18,6 +18,7 @@ from pi_app.ai.types import AssistantMessage
 from pi_app.session.compaction.estimate import context_tokens_from_usage, estimate_tokens, should_compact
 from pi_app.session.config import ModelRegistry, SettingsManager
 from pi_app.session.event_hub import Emit
+from pi_app.session.messages import AgentMessage
 from pi_app.session.results import CompactionCancelled, CompactionError
 from pi_app.session.session_events import CompactionEndEvent, CompactionReason, CompactionStartEvent
 from pi_app.session.stats import context_tokens, stale_before
@@ -57,7 +58,7 @@ class Compactor:
         self._stream_fn = stream_fn
         self._controller: AbortController | None = None
         # The agent messages rebuilt by the latest compaction here (see stale_predicate).
-        self._baseline: list[Any] = []
+        self._baseline: list[AgentMessage] = []
         self._overflow_attempted = False
 
     # ------------------------------------------------------------------ state
@@ -83,7 +84,7 @@ class Compactor:
                 return str(entry.get("timestamp", ""))
         return None
 
-    def stale_predicate(self) -> Callable[[Any], bool]:
+    def stale_predicate(self) -> Callable[[AgentMessage], bool]:
         """Is a message from before the latest compaction (its usage describes the old context)?
 
         After a compaction here, the rebuilt messages are exactly the stale ones (identity, not clock: a fast
@@ -181,16 +182,18 @@ class Compactor:
                 remove()
             self._controller = None
 
-    async def _run_auto(self, reason: CompactionReason, **kw: Any) -> bool:
+    async def _run_auto(
+        self, reason: CompactionReason, *, will_retry: bool = False, parent_signal: AbortSignal | None = None
+    ) -> bool:
         """An automatic compaction: True when it compacted (failures were reported by compaction_end)."""
         try:
-            await self.run(reason, **kw)
+            await self.run(reason, will_retry=will_retry, parent_signal=parent_signal)
         except CompactionError:
             return False
         return True
 
     # ------------------------------------------------------------------ auto triggers
-    def _tokens_now(self, messages: list[Any]) -> int:
+    def _tokens_now(self, messages: list[AgentMessage]) -> int:
         tokens = context_tokens(messages, self.stale_predicate())
         # Only pre-compaction usage known: the kept messages' old usage would overstate the context.
         return tokens if tokens is not None else sum(estimate_tokens(m) for m in messages)
