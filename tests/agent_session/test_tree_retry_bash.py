@@ -8,7 +8,7 @@ import pytest
 
 from pi_app.ai.providers.faux import faux_error, faux_text
 from pi_app.session.messages import BRANCH_SUMMARY_PREFIX
-from pi_app.session.results import ForkResult, NavigationError
+from pi_app.session.results import CloneResult, ForkResult, NavigationError
 
 from .helpers import Recorder, Script, entries, make_session, reopen, texts
 
@@ -245,3 +245,45 @@ async def test_user_bash_during_run_is_deferred_and_abortable(tmp_path, faux):
     s.abort_bash()
     result = await asyncio.wait_for(task, 5)
     assert result.cancelled and result.exit_code is None
+
+
+def assistant_entry(s, text):
+    return next(
+        e
+        for e in entries(s.session_file)
+        if e.get("message", {}).get("role") == "assistant" and e["message"]["content"][0]["text"] == text
+    )
+
+
+async def test_fork_at_and_clone_at_an_entry(tmp_path, faux):
+    """The tree's fork/clone at any entry (the navigator's, used by the TUI): the new file holds the path up
+    to that entry; the old file is byte-identical afterwards."""
+    s, _ = await three_turns(tmp_path, faux)
+    original = s.session_file
+    before = open(original, "rb").read()
+    a2 = assistant_entry(s, "A2")
+
+    cloned = await s.clone(a2["id"])
+    assert cloned == CloneResult(session_file=s.session_file) and cloned.session_file != original
+    got = [t for t in texts(s.messages) if not t.startswith("system")]
+    assert got == ["user:Q1", "assistant:A1", "user:Q2", "assistant:A2"]
+
+    await s.switch_session(original)
+    forked = await s.fork_at(assistant_entry(s, "A1")["id"])  # not a user message: included, no text
+    assert forked.text is None and forked.session_file not in (original, cloned.session_file)
+    assert [t for t in texts(s.messages) if not t.startswith("system")] == ["user:Q1", "assistant:A1"]
+
+    await s.switch_session(original)
+    forked = await s.fork_at(user_entry(s, "Q3")["id"])  # a user message: before it, its text returned
+    assert forked.text == "Q3"
+    assert open(original, "rb").read() == before
+
+
+async def test_clone_at_an_unknown_entry_is_a_navigation_error(tmp_path, faux):
+    s, _ = await three_turns(tmp_path, faux)
+    original, leaf = s.session_file, s.session_manager.leaf_id
+    with pytest.raises(NavigationError):
+        await s.clone("no-such-entry")
+    assert (s.session_file, s.session_manager.leaf_id) == (original, leaf)
+    with pytest.raises(NavigationError, match="Invalid entry ID for forking"):
+        await s.fork(assistant_entry(s, "A1")["id"])
