@@ -10,12 +10,16 @@ import asyncio
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from pi_app.agent.events import (
     AgentEndEvent,
+    AgentEvent,
     MessageEndEvent,
     MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
     TurnEndEvent,
 )
 from pi_app.agent.loop import run_agent_loop, run_agent_loop_continue
@@ -37,7 +41,9 @@ BUSY_PROMPT = "Agent is already processing a prompt. Use steer() or followUp() t
 BUSY_CONTINUE = "Agent is already processing. Wait for completion before continuing."
 BUSY = "Agent is already processing."
 
-Listener = Callable[..., Any]
+# pi's agent listener: ``listener(event)`` or ``listener(event, signal)``, sync or async.
+_WithSignal = Callable[[AgentEvent, AbortSignal | None], object]
+Listener = Callable[[AgentEvent], object] | _WithSignal
 
 
 @dataclass
@@ -120,7 +126,7 @@ class Agent:
         self.prepare_next_turn = prepare_next_turn
         self._steering = _Queue(steering_mode)
         self._follow_up = _Queue(follow_up_mode)
-        self._listeners: list[tuple[Listener, bool]] = []
+        self._listeners: list[_WithSignal] = []
         self._active: _ActiveRun | None = None
 
     # ------------------------------------------------------------------ state
@@ -157,7 +163,14 @@ class Agent:
     # ------------------------------------------------------------------ listeners
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """``listener(event)`` or ``listener(event, signal)``, sync or async. Returns an unsubscriber."""
-        entry = (listener, _takes_signal(listener))
+        if _takes_signal(listener):
+            entry = cast(_WithSignal, listener)
+        else:
+            plain = cast(Callable[[AgentEvent], object], listener)
+
+            def entry(event: AgentEvent, signal: AbortSignal | None) -> object:
+                return plain(event)
+
         self._listeners.append(entry)
 
         def unsubscribe() -> None:
@@ -370,27 +383,25 @@ class Agent:
         else:
             await run_agent_loop_continue(context, config, self._process_event, signal, self.stream_fn)
 
-    async def _process_event(self, event: Any) -> None:
+    async def _process_event(self, event: AgentEvent) -> None:
         s = self._state
-        kind = event.type
-        if kind == "message_start" or kind == "message_update":
-            s.streaming_message = event.message
-        elif kind == "message_end":
-            s.streaming_message = None
-            s.messages.append(event.message)
-        elif kind == "tool_execution_start":
-            s.pending_tool_calls = s.pending_tool_calls | {event.tool_call_id}
-        elif kind == "tool_execution_end":
-            s.pending_tool_calls = s.pending_tool_calls - {event.tool_call_id}
-        elif kind == "turn_end":
-            error = getattr(event.message, "errorMessage", None)
-            if getattr(event.message, "role", None) == "assistant" and error:
+        match event:
+            case MessageStartEvent() | MessageUpdateEvent():
+                s.streaming_message = event.message
+            case MessageEndEvent():
+                s.streaming_message = None
+                s.messages.append(event.message)
+            case ToolExecutionStartEvent():
+                s.pending_tool_calls = s.pending_tool_calls | {event.tool_call_id}
+            case ToolExecutionEndEvent():
+                s.pending_tool_calls = s.pending_tool_calls - {event.tool_call_id}
+            case TurnEndEvent(message=AssistantMessage(errorMessage=str(error))) if error:
                 s.error_message = error
-        elif kind == "agent_end":
-            s.streaming_message = None
+            case AgentEndEvent():
+                s.streaming_message = None
         signal = self.signal
-        for listener, with_signal in list(self._listeners):
-            result = listener(event, signal) if with_signal else listener(event)
+        for listener in list(self._listeners):
+            result = listener(event, signal)
             if inspect.isawaitable(result):
                 await result
 

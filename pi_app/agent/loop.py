@@ -225,7 +225,7 @@ class _Run:
                         partial = ev.partial
                         ctx.messages[-1] = partial
                     await emit(MessageUpdateEvent(partial, ev))
-        final = await response.result()
+        final: AssistantMessage = await response.result()
         if partial is not None:
             ctx.messages[-1] = final
         else:

@@ -82,5 +82,11 @@ class FunctionTool(AgentTool):
         self.execution_mode = execution_mode
         self._fn = fn
 
-    async def execute(self, tool_call_id, params, signal=None, on_update=None):  # type: ignore[override]
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
         return await self._fn(tool_call_id, params, signal, on_update)

@@ -141,9 +141,11 @@ class ToolBatch:
         truncated = self.message.stopReason == "length"
         for i, call in enumerate(self.calls):
             await self.emit(ToolExecutionStartEvent(call.id, call.name, call.arguments))
-            prep = Outcome(error_result(LENGTH_TEXT.format(name=call.name)), True) if truncated else None
-            if prep is None:
-                prep = await self._prepare(call)
+            prep: Prepared | Outcome = (
+                Outcome(error_result(LENGTH_TEXT.format(name=call.name)), True)
+                if truncated
+                else await self._prepare(call)
+            )
             if isinstance(prep, Prepared):
                 runnable.append((i, prep))
             else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from pi_app.agent.tool import AgentTool, AgentToolResult, ToolContent
 from pi_app.ai.types import LLM_ROLES, AssistantMessage, Model, ToolCall, ToolResultMessage
@@ -13,7 +13,7 @@ from pi_app.ai.types import LLM_ROLES, AssistantMessage, Model, ToolCall, ToolRe
 T = TypeVar("T")
 ToolExecutionMode = Literal["parallel", "sequential"]
 QueueMode = Literal["all", "one-at-a-time"]
-MaybeAwaitable = T | Awaitable[T]
+MaybeAwaitable: TypeAlias = "T | Awaitable[T]"
 
 
 async def call_hook(fn: Callable[..., Any], *args: Any) -> Any:

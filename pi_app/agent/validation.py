@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 _INT_RE = re.compile(r"^\s*[-+]?\d+\s*$")
@@ -169,7 +170,7 @@ class _Validator:
         return passing[0]
 
     def _number(self, value: float, schema: dict[str, Any], path: list[str | int]) -> None:
-        checks = (
+        checks: tuple[tuple[str, Callable[[float], bool], str], ...] = (
             ("maximum", lambda lim: value <= lim, "<="),
             ("minimum", lambda lim: value >= lim, ">="),
             ("exclusiveMaximum", lambda lim: value < lim, "<"),

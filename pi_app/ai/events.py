@@ -260,7 +260,9 @@ class AssistantMessageEventStream:
         finally:
             self._done = True
             try:
-                await self._gen.aclose()
+                aclose = getattr(self._gen, "aclose", None)
+                if aclose is not None:
+                    await aclose()
             except BaseException:
                 pass
         if self._result is None:

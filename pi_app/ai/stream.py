@@ -10,7 +10,7 @@ import importlib
 from collections.abc import AsyncIterator, Callable
 
 from pi_app.ai.builder import MessageBuilder
-from pi_app.ai.events import AssistantMessageEvent, AssistantMessageEventStream
+from pi_app.ai.events import AssistantMessageEvent, AssistantMessageEventStream, ErrorEvent
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.types import AssistantMessage, Context, Model
 
@@ -48,7 +48,7 @@ def get_provider(api: str) -> ProviderFn:
         mod_name, _, attr = entry.partition(":")
         entry = getattr(importlib.import_module(mod_name), attr)
         _REGISTRY[api] = entry
-    return entry  # type: ignore[return-value]
+    return entry
 
 
 def stream(
@@ -58,7 +58,7 @@ def stream(
     opts = options or StreamOptions()
     builder_for_errors = MessageBuilder(model)
 
-    def on_exception(exc: BaseException) -> AssistantMessageEvent:
+    def on_exception(exc: BaseException) -> ErrorEvent:
         aborted = bool(opts.signal and opts.signal.aborted)
         return builder_for_errors.from_exception(exc, aborted=aborted)
 

@@ -141,7 +141,9 @@ LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
 
 def parse_message(data: dict[str, Any]) -> SystemMessage | UserMessage | AssistantMessage | ToolResultMessage:
     """Validate one LLM message dict (roles system/user/assistant/toolResult)."""
-    return _MESSAGE_ADAPTER.validate_python(data)
+    message: SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
+    message = _MESSAGE_ADAPTER.validate_python(data)
+    return message
 
 
 def dump(obj: BaseModel) -> dict[str, Any]:
@@ -166,7 +168,9 @@ class Model(WireModel):
     provider: str
     baseUrl: str = ""
     reasoning: bool = False
-    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])
+    input: list[Literal["text", "image"]] = Field(
+        default_factory=lambda: list[Literal["text", "image"]](["text"])
+    )
     cost: ModelCost = Field(default_factory=ModelCost)
     contextWindow: int = 128000
     maxTokens: int = 16384

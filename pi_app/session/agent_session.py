@@ -20,20 +20,23 @@ from pi_app.agent import Agent, AgentEvent, MessageEndEvent, MessageStartEvent
 from pi_app.ai.abort import AbortController, AbortError, race_abort
 from pi_app.ai.stream import StreamFn
 from pi_app.ai.text import text_of
-from pi_app.ai.types import AssistantMessage, ImageContent, Model, TextContent, UserMessage
-from pi_app.session.assembly import (
-    ResourceOptions,
-    Resources,
-    load_resources,
-    system_prompt_for,
-    tool_options_from_settings,
+from pi_app.ai.types import (
+    AssistantMessage,
+    ImageContent,
+    Model,
+    SystemMessage,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
 )
 from pi_app.session.auto_compaction import Compactor
 from pi_app.session.config import ModelRegistry, ScopedModel, SettingsManager
 from pi_app.session.event_hub import EventHub, Listener
 from pi_app.session.input_queue import InputQueue
+from pi_app.session.messages import AgentMessage, CustomMessage
 from pi_app.session.model_switching import ModelSelector
 from pi_app.session.navigation import TreeNavigator
+from pi_app.session.resources.context_files import ContextFile
 from pi_app.session.resources.skills import Skill, expand_skill_command
 from pi_app.session.resources.system_prompt import DOCS_URL
 from pi_app.session.resources.templates import PromptTemplate, expand_prompt_template
@@ -45,6 +48,13 @@ from pi_app.session.session_events import (
     AutoRetryStartEvent,
     SessionEvent,
     SessionInfoChangedEvent,
+)
+from pi_app.session.session_setup import (
+    ResourceOptions,
+    Resources,
+    load_resources,
+    system_prompt_for,
+    tool_options_from_settings,
 )
 from pi_app.session.stats import SessionStats, compute_context_usage, compute_stats
 from pi_app.session.store import SessionManager
@@ -163,7 +173,7 @@ class AgentSession:
         return self._run.running or self.agent.state.is_streaming
 
     @property
-    def messages(self) -> list[Any]:
+    def messages(self) -> list[AgentMessage]:
         return list(self.agent.state.messages)
 
     @property
@@ -219,7 +229,7 @@ class AgentSession:
         return list(self._resources.skills)
 
     @property
-    def context_files(self) -> list[Any]:
+    def context_files(self) -> list[ContextFile]:
         return list(self._resources.context_files)
 
     @property
@@ -264,15 +274,15 @@ class AgentSession:
                 if self._run.retry_attempt > 0:
                     await self._emit(AutoRetryEndEvent(True, self._run.take_retry_attempt()))
 
-    def _persist(self, message: Any) -> None:
-        role = getattr(message, "role", None)
+    def _persist(self, message: AgentMessage) -> None:
         try:
-            if role in ("user", "assistant", "toolResult", "system"):
-                self.session_manager.append_message(message)
-            elif role == "custom":
-                self.session_manager.append_custom_message_entry(
-                    message.customType, message.content, message.display, message.details
-                )
+            match message:
+                case SystemMessage() | UserMessage() | AssistantMessage() | ToolResultMessage():
+                    self.session_manager.append_message(message)
+                case CustomMessage():
+                    self.session_manager.append_custom_message_entry(
+                        message.customType, message.content, message.display, message.details
+                    )
         except OSError as exc:  # disk full / permissions: keep the run going, say so once per failure
             warning = f"Could not write session file {self.session_file}: {exc}"
             self.resource_warnings.append(warning)
@@ -365,7 +375,7 @@ class AgentSession:
             if not should_continue and last.stopReason not in ("error", "aborted"):
                 # Input queued while compaction (or the run's tail) was in progress still gets delivered.
                 should_continue = self.agent.has_queued_messages()
-            if not should_continue:
+            if not should_continue or not self._can_continue():
                 return
             await self.agent.continue_()
 
@@ -395,6 +405,12 @@ class AgentSession:
             run.retry_controller = None
         return not run.abort_requested
 
+    def _can_continue(self) -> bool:
+        """The agent can run on from its context: the last message is not an answer, or input is queued (a
+        compaction that rebuilt the context must never leave a continue that fails)."""
+        last = self._last_message_if_assistant()
+        return last is None or self.agent.has_queued_messages()
+
     def _context_window(self) -> int:
         model = self.model
         return (model.contextWindow or 0) if model is not None else 0
@@ -402,11 +418,11 @@ class AgentSession:
     def _last_message_if_assistant(self) -> AssistantMessage | None:
         messages = self.agent.state.messages
         last = messages[-1] if messages else None
-        return last if getattr(last, "role", None) == "assistant" else None
+        return last if isinstance(last, AssistantMessage) else None
 
     def _last_assistant(self) -> AssistantMessage | None:
         for m in reversed(self.agent.state.messages):
-            if getattr(m, "role", None) == "assistant":
+            if isinstance(m, AssistantMessage):
                 return m
         return None
 
@@ -531,7 +547,7 @@ class AgentSession:
         self,
         command: str,
         exclude_from_context: bool = False,
-        on_chunk: Callable[[str], Any] | None = None,
+        on_chunk: Callable[[str], None] | None = None,
     ) -> BashResult:
         """Run the user's ``!cmd`` (``!!cmd``: ``exclude_from_context``)."""
         return await self._shell.execute(command, exclude_from_context, on_chunk)

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_app.agent import Agent, AgentState, AgentTool
 from pi_app.ai.models import clamp_thinking_level
-from pi_app.ai.types import ImageContent, Model, TextContent
+from pi_app.ai.types import Model
+from pi_app.session.agent_session import AgentSession
 from pi_app.session.config import (
     AuthStorage,
     ModelRegistry,
@@ -26,128 +26,15 @@ from pi_app.session.config import (
 )
 from pi_app.session.config import agent_dir as default_agent_dir
 from pi_app.session.config.settings_schema import DEFAULT_THINKING_LEVEL
-from pi_app.session.messages import convert_to_llm
-from pi_app.session.resources.context_files import ContextFile, load_context_files
-from pi_app.session.resources.skills import Skill, load_skills
-from pi_app.session.resources.system_prompt import SystemPromptOptions, build_system_prompt
-from pi_app.session.resources.templates import PromptTemplate, load_prompt_templates
+from pi_app.session.session_setup import (
+    ResourceOptions,
+    load_resources,
+    make_convert_to_llm,
+    system_prompt_for,
+    tool_options_from_settings,
+)
 from pi_app.session.store import SessionManager, encode_cwd
 from pi_app.tools import DEFAULT_TOOL_NAMES, create_tool
-from pi_app.tools.options import OutputLimits, ToolOptions
-
-IMAGE_BLOCKED_TEXT = "Image reading is disabled."
-
-
-@dataclass
-class ResourceOptions:
-    """What decides the loaded resources and the system prompt (kept for ``reload()``)."""
-
-    system_prompt: str | None = None
-    append_system_prompt: str | None = None
-    skills_paths: list[str] = field(default_factory=list)
-    no_skills: bool = False
-    template_paths: list[str] = field(default_factory=list)
-    no_templates: bool = False
-
-
-@dataclass
-class Resources:
-    context_files: list[ContextFile] = field(default_factory=list)
-    skills: list[Skill] = field(default_factory=list)
-    prompt_templates: list[PromptTemplate] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-
-def _text_or_file(value: str | None) -> str | None:
-    """``--system-prompt`` and ``--append-system-prompt`` take text or the path of a file holding it."""
-    if not value:
-        return value
-    try:
-        path = Path(os.path.expanduser(value))
-        if len(value) < 4096 and "\n" not in value and path.is_file():
-            return path.read_text(encoding="utf-8")
-    except OSError:
-        pass
-    return value
-
-
-def load_resources(cwd: str, agent_dir: str, settings: SettingsManager, opts: ResourceOptions) -> Resources:
-    s = settings.settings
-    res = Resources(context_files=load_context_files(cwd, agent_dir))
-    skills = load_skills(cwd, agent_dir, [*s.skills, *opts.skills_paths], include_defaults=not opts.no_skills)
-    res.skills, res.warnings = skills.skills, list(skills.warnings)
-    templates = load_prompt_templates(
-        cwd, agent_dir, [*s.prompts, *opts.template_paths], include_defaults=not opts.no_templates
-    )
-    res.prompt_templates = templates.templates
-    res.warnings += templates.warnings
-    return res
-
-
-def system_prompt_for(cwd: str, tool_names: list[str], res: Resources, opts: ResourceOptions) -> str:
-    return build_system_prompt(
-        SystemPromptOptions(
-            cwd=cwd,
-            custom_prompt=_text_or_file(opts.system_prompt),
-            selected_tools=tool_names,
-            append_system_prompt=_text_or_file(opts.append_system_prompt),
-            context_files=res.context_files,
-            skills=res.skills,
-        )
-    )
-
-
-def tool_options_from_settings(settings: SettingsManager, agent_dir: str) -> ToolOptions:
-    s = settings.settings
-    t = s.tools
-    base = OutputLimits(max_lines=t.maxLines, max_bytes=t.maxBytes)
-    per_tool = {
-        name: OutputLimits(max_lines=lim.maxLines or base.max_lines, max_bytes=lim.maxBytes or base.max_bytes)
-        for name, lim in t.limits.items()
-    }
-    return ToolOptions(
-        limits=base,
-        tool_limits=per_tool,
-        grep_max_line_length=t.grepMaxLineLength,
-        bash_timeout=t.bashTimeout,
-        shell_command_prefix=s.shellCommandPrefix,
-        shell_path=s.shellPath,
-        auto_resize_images=s.images.autoResize,
-        keep_background_processes=s.bash.keepBackgroundProcesses,
-        bin_dir=os.path.join(agent_dir, "bin"),
-    )
-
-
-def block_images(messages: list[Any]) -> list[Any]:
-    """Every image becomes the text "Image reading is disabled." (consecutive duplicates collapsed)."""
-    out: list[Any] = []
-    for msg in messages:
-        content = getattr(msg, "content", None)
-        if getattr(msg, "role", None) not in ("user", "toolResult") or not isinstance(content, list):
-            out.append(msg)
-            continue
-        if not any(isinstance(c, ImageContent) for c in content):
-            out.append(msg)
-            continue
-        blocks: list[Any] = []
-        for c in content:
-            if isinstance(c, ImageContent):
-                prev = blocks[-1] if blocks else None
-                if isinstance(prev, TextContent) and prev.text == IMAGE_BLOCKED_TEXT:
-                    continue
-                c = TextContent(text=IMAGE_BLOCKED_TEXT)
-            blocks.append(c)
-        out.append(msg.model_copy(update={"content": blocks}))
-    return out
-
-
-def make_convert_to_llm(settings: SettingsManager) -> Callable[[list[Any]], list[Any]]:
-    def convert(messages: list[Any]) -> list[Any]:
-        converted = convert_to_llm(messages)
-        # Read per call: toggling the setting mid-session takes effect on the next request.
-        return block_images(converted) if settings.settings.images.blockImages else converted
-
-    return convert
 
 
 async def create_agent_session(
@@ -173,14 +60,13 @@ async def create_agent_session(
     auth: AuthStorage | None = None,
     model_registry: ModelRegistry | None = None,
     stream_fn: Callable[..., Any] | None = None,
-) -> Any:
+) -> AgentSession:
     """Resolve everything an AgentSession needs and build it. Raises ValueError for an unknown model/tool.
 
     ``model`` is a Model or a ``--model`` pattern (with ``provider`` as ``--provider``); ``scoped_models`` are
     ``--models`` patterns or resolved ScopedModels. The result's ``model_fallback_message`` (also on
     ``session.model_fallback_message``) explains a model that could not be restored.
     """
-    from pi_app.session.agent_session import AgentSession
 
     cwd_s = str(Path(cwd).resolve()) if cwd is not None else os.getcwd()
     adir = str(agent_dir) if agent_dir is not None else str(default_agent_dir())

@@ -14,16 +14,17 @@ from pi_app.agent import Agent, AgentContext, NextTurn, TurnContext
 from pi_app.ai.abort import AbortController, AbortSignal
 from pi_app.ai.overflow import is_context_overflow
 from pi_app.ai.stream import StreamFn
+from pi_app.ai.types import AssistantMessage
 from pi_app.session.compaction.estimate import context_tokens_from_usage, estimate_tokens, should_compact
 from pi_app.session.config import ModelRegistry, SettingsManager
 from pi_app.session.event_hub import Emit
+from pi_app.session.messages import AgentMessage
 from pi_app.session.results import CompactionCancelled, CompactionError
 from pi_app.session.session_events import CompactionEndEvent, CompactionReason, CompactionStartEvent
 from pi_app.session.stats import context_tokens, stale_before
 from pi_app.session.store import SessionManager
 
 if TYPE_CHECKING:
-    from pi_app.ai.types import AssistantMessage
     from pi_app.session.compaction.summarize import CompactionResult
 
 __all__ = ["OVERFLOW_RETRY_FAILED", "CompactionCancelled", "CompactionError", "Compactor"]
@@ -57,7 +58,7 @@ class Compactor:
         self._stream_fn = stream_fn
         self._controller: AbortController | None = None
         # The agent messages rebuilt by the latest compaction here (see stale_predicate).
-        self._baseline: list[Any] = []
+        self._baseline: list[AgentMessage] = []
         self._overflow_attempted = False
 
     # ------------------------------------------------------------------ state
@@ -83,7 +84,7 @@ class Compactor:
                 return str(entry.get("timestamp", ""))
         return None
 
-    def stale_predicate(self) -> Callable[[Any], bool]:
+    def stale_predicate(self) -> Callable[[AgentMessage], bool]:
         """Is a message from before the latest compaction (its usage describes the old context)?
 
         After a compaction here, the rebuilt messages are exactly the stale ones (identity, not clock: a fast
@@ -122,7 +123,7 @@ class Compactor:
             api_key = await self._registry.get_api_key(model)
             if not api_key:
                 raise CompactionError(f"No API key for {model.provider}")
-            path = [e.data if hasattr(e, "data") else e for e in self._sm.get_branch()]
+            path: list[dict[str, Any]] = [e if isinstance(e, dict) else e.data for e in self._sm.get_branch()]
             cfg = self._settings.settings.compaction
             prep = prepare_compaction(path, cfg.keepRecentTokens)
             if prep is None and path and path[-1].get("type") == "compaction":
@@ -152,7 +153,7 @@ class Compactor:
             messages = list(self._sm.build_session_context().messages)
             if will_retry and messages:
                 last = messages[-1]
-                if getattr(last, "role", None) == "assistant" and last.stopReason == "error":
+                if isinstance(last, AssistantMessage) and last.stopReason == "error":
                     messages.pop()
             self._agent.replace_messages(messages)
             self._baseline = list(messages)
@@ -181,16 +182,18 @@ class Compactor:
                 remove()
             self._controller = None
 
-    async def _run_auto(self, reason: CompactionReason, **kw: Any) -> bool:
+    async def _run_auto(
+        self, reason: CompactionReason, *, will_retry: bool = False, parent_signal: AbortSignal | None = None
+    ) -> bool:
         """An automatic compaction: True when it compacted (failures were reported by compaction_end)."""
         try:
-            await self.run(reason, **kw)
+            await self.run(reason, will_retry=will_retry, parent_signal=parent_signal)
         except CompactionError:
             return False
         return True
 
     # ------------------------------------------------------------------ auto triggers
-    def _tokens_now(self, messages: list[Any]) -> int:
+    def _tokens_now(self, messages: list[AgentMessage]) -> int:
         tokens = context_tokens(messages, self.stale_predicate())
         # Only pre-compaction usage known: the kept messages' old usage would overstate the context.
         return tokens if tokens is not None else sum(estimate_tokens(m) for m in messages)
@@ -226,7 +229,10 @@ class Compactor:
         is_stale = self.stale_predicate()
         if is_stale(message):
             return False  # usage or error from before the latest compaction says nothing about now
-        if same_model and is_context_overflow(message, window):
+        # Only a failed request is recovered by compact-and-retry. A successful answer whose reported usage
+        # exceeds the window (a silent overflow) is the answer: it stays, and the context is compacted below
+        # as at the threshold, without a retry (retrying would discard it, continuing from it cannot work).
+        if same_model and message.stopReason == "error" and is_context_overflow(message, window):
             if self._overflow_attempted and not pre_prompt:
                 await self._emit(CompactionEndEvent("overflow", error_message=OVERFLOW_RETRY_FAILED))
                 return False

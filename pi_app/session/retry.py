@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pi_app.ai.overflow import is_context_overflow
+from pi_app.ai.types import AssistantMessage
+from pi_app.session.messages import AgentMessage
 
 # Transient failures: overload, rate limits, 5xx, dropped connections. Overflow is compaction's job.
 RETRYABLE_ERROR = re.compile(
@@ -18,8 +19,8 @@ RETRYABLE_ERROR = re.compile(
 RETRY_CANCELLED = "Retry cancelled"
 
 
-def is_retryable_error(message: Any, context_window: int = 0) -> bool:
-    if getattr(message, "role", None) != "assistant" or message.stopReason != "error":
+def is_retryable_error(message: AgentMessage, context_window: int = 0) -> bool:
+    if not isinstance(message, AssistantMessage) or message.stopReason != "error":
         return False
     if not message.errorMessage or is_context_overflow(message, context_window):
         return False

@@ -9,16 +9,19 @@ mode should not print it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pi_app.agent.events import AgentEvent
 from pi_app.ai.types import Model, dump
+
+if TYPE_CHECKING:
+    from pi_app.session.compaction.summarize import CompactionResult
 
 CompactionReason = Literal["manual", "threshold", "overflow"]
 ModelSelectSource = Literal["set", "cycle", "restore"]
 
 
-def compaction_result_json(result: Any) -> dict[str, Any] | None:
+def compaction_result_json(result: CompactionResult | None) -> dict[str, Any] | None:
     """pi's CompactionResult: {summary, firstKeptEntryId, tokensBefore, details}."""
     if result is None:
         return None
@@ -43,7 +46,7 @@ class CompactionStartEvent:
 class CompactionEndEvent:
     type: ClassVar[str] = "compaction_end"
     reason: CompactionReason
-    result: Any = None  # summarize.CompactionResult
+    result: CompactionResult | None = None
     aborted: bool = False
     will_retry: bool = False
     error_message: str | None = None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from pi_app.agent import Agent
 from pi_app.ai.abort import AbortController, AbortSignal
@@ -29,7 +28,7 @@ class BashResult:
 
 
 class _StreamingAccumulator(OutputAccumulator):
-    def __init__(self, max_lines: int, max_bytes: int, on_chunk: Callable[[str], Any] | None) -> None:
+    def __init__(self, max_lines: int, max_bytes: int, on_chunk: Callable[[str], None] | None) -> None:
         super().__init__(max_lines, max_bytes, "pi-bash")
         self._on_chunk = on_chunk
 
@@ -44,7 +43,7 @@ async def run_user_bash(
     cwd: str,
     options: ToolOptions,
     signal: AbortSignal | None = None,
-    on_chunk: Callable[[str], Any] | None = None,
+    on_chunk: Callable[[str], None] | None = None,
 ) -> BashResult:
     """Run ``command`` (with the shell prefix) in ``cwd``; never raises for a failing command."""
     tool = BashTool(cwd, options)
@@ -100,7 +99,7 @@ class UserShell:
         self,
         command: str,
         exclude_from_context: bool = False,
-        on_chunk: Callable[[str], Any] | None = None,
+        on_chunk: Callable[[str], None] | None = None,
     ) -> BashResult:
         """Run ``command`` (``exclude_from_context``: pi's ``!!cmd``)."""
         if self._controller is not None:

@@ -8,7 +8,7 @@ live, and Esc can cancel a branch summary). After any move the chat is rebuilt f
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from pi_app.session.results import Cancelled, NavigateResult
@@ -16,6 +16,7 @@ from widgets.notices import ErrorNotice
 
 if TYPE_CHECKING:
     from pi_app.session.agent_session import AgentSession
+    from pi_app.session.store.listing import SessionInfo
     from pi_app.tui.context import AppContext as PiApp  # the app as its collaborators see it
     from widgets.tree.screen import BranchSummaryChoice, TreeAction
 
@@ -23,7 +24,7 @@ SUMMARIZING = "Summarizing branch... (esc to cancel)"
 SESSION_GROUP = "session"
 
 
-def _run(app: PiApp, coro: Any) -> None:
+def _run(app: PiApp, coro: Coroutine[Any, Any, None]) -> None:
     app.run_worker(coro, group=SESSION_GROUP, exit_on_error=False)
 
 
@@ -226,7 +227,7 @@ async def open_resume(
     session_dir = str(sm.session_dir) if sm.session_dir is not None else None
     current_path = session.session_file
 
-    def this_folder() -> list[Any]:
+    def this_folder() -> list[SessionInfo]:
         return list_sessions(session.cwd, session_dir)
 
     def rename(path: str, name: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from pi_app.ai.providers.faux import faux_error, faux_text
 from pi_app.session.messages import BRANCH_SUMMARY_PREFIX
-from pi_app.session.results import ForkResult, NavigationError
+from pi_app.session.results import CloneResult, ForkResult, NavigationError
 
 from .helpers import Recorder, Script, entries, make_session, reopen, texts
 
@@ -221,12 +221,21 @@ async def test_user_bash_during_run_is_deferred_and_abortable(tmp_path, faux):
     from pi_app.ai.providers.faux import FauxResponse
 
     s = await make_session(tmp_path)
-    Script(faux, FauxResponse(steps=faux_text("slow").steps, delay_s=0.02))
+    Script(faux, FauxResponse(steps=faux_text("slow").steps))
+    streaming, bash_done = asyncio.Event(), asyncio.Event()
+
+    async def hold_the_stream(event):  # listeners are awaited: the answer waits until the command ran
+        if event.type == "message_update" and not streaming.is_set():
+            streaming.set()
+            await bash_done.wait()
+
+    s.subscribe(hold_the_stream)
     run = asyncio.create_task(s.prompt("go"))
-    while not s.agent.state.is_streaming:
-        await asyncio.sleep(0.001)
+    await streaming.wait()
     await s.execute_bash("echo during")
+    assert s.agent.state.is_streaming
     assert not any(getattr(m, "role", None) == "bashExecution" for m in s.messages)
+    bash_done.set()
     await run
     roles = [m.role for m in s.messages]
     assert roles[-1] == "bashExecution"  # after the run's assistant message, not inside the turn
@@ -236,3 +245,45 @@ async def test_user_bash_during_run_is_deferred_and_abortable(tmp_path, faux):
     s.abort_bash()
     result = await asyncio.wait_for(task, 5)
     assert result.cancelled and result.exit_code is None
+
+
+def assistant_entry(s, text):
+    return next(
+        e
+        for e in entries(s.session_file)
+        if e.get("message", {}).get("role") == "assistant" and e["message"]["content"][0]["text"] == text
+    )
+
+
+async def test_fork_at_and_clone_at_an_entry(tmp_path, faux):
+    """The tree's fork/clone at any entry (the navigator's, used by the TUI): the new file holds the path up
+    to that entry; the old file is byte-identical afterwards."""
+    s, _ = await three_turns(tmp_path, faux)
+    original = s.session_file
+    before = open(original, "rb").read()
+    a2 = assistant_entry(s, "A2")
+
+    cloned = await s.clone(a2["id"])
+    assert cloned == CloneResult(session_file=s.session_file) and cloned.session_file != original
+    got = [t for t in texts(s.messages) if not t.startswith("system")]
+    assert got == ["user:Q1", "assistant:A1", "user:Q2", "assistant:A2"]
+
+    await s.switch_session(original)
+    forked = await s.fork_at(assistant_entry(s, "A1")["id"])  # not a user message: included, no text
+    assert forked.text is None and forked.session_file not in (original, cloned.session_file)
+    assert [t for t in texts(s.messages) if not t.startswith("system")] == ["user:Q1", "assistant:A1"]
+
+    await s.switch_session(original)
+    forked = await s.fork_at(user_entry(s, "Q3")["id"])  # a user message: before it, its text returned
+    assert forked.text == "Q3"
+    assert open(original, "rb").read() == before
+
+
+async def test_clone_at_an_unknown_entry_is_a_navigation_error(tmp_path, faux):
+    s, _ = await three_turns(tmp_path, faux)
+    original, leaf = s.session_file, s.session_manager.leaf_id
+    with pytest.raises(NavigationError):
+        await s.clone("no-such-entry")
+    assert (s.session_file, s.session_manager.leaf_id) == (original, leaf)
+    with pytest.raises(NavigationError, match="Invalid entry ID for forking"):
+        await s.fork(assistant_entry(s, "A1")["id"])
