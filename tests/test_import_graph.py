@@ -26,22 +26,6 @@ PACKAGES = ("pi_app", "widgets", "themes")
 CORE = ("pi_app.ai", "pi_app.agent", "pi_app.tools", "pi_app.session", "pi_app.modes")
 FORBIDDEN_IN_CORE = ("textual", "themes.textual_adapter", "pi_app.tui", "widgets")
 
-# The AgentSession mixins reach back to agent_session.py for their ``self`` type; another change turns them
-# into collaborators. assembly.py is in the same component: agent_session imports its loaders at module level
-# and create_agent_session imports AgentSession inside the function. Once both are gone the strict xfail below
-# XPASSes (and so fails): then delete it and this set.
-KNOWN_SESSION_CYCLE = frozenset(
-    {
-        "pi_app.session.agent_session",
-        "pi_app.session.auto_compaction",
-        "pi_app.session.navigation",
-        "pi_app.session.user_bash",
-        "pi_app.session.model_switching",
-        "pi_app.session.assembly",
-    }
-)
-
-
 @dataclass(frozen=True)
 class Edge:
     source: str
@@ -214,17 +198,8 @@ def test_cycle_finder_finds_cycles() -> None:
 
 
 def test_no_import_cycles_among_project_modules() -> None:
-    unexpected = [sorted(c) for c in cycles() if not c <= KNOWN_SESSION_CYCLE]
-    assert unexpected == [], f"import cycles: {unexpected}"
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="AgentSession mixins (agent_session/auto_compaction/navigation/user_bash/model_switching) import "
-    "agent_session back for their self type; fixed by the session composition change",
-)
-def test_no_known_session_cycle_left() -> None:
-    assert [sorted(c) for c in cycles() if c <= KNOWN_SESSION_CYCLE] == []
+    found = [sorted(c) for c in cycles()]
+    assert found == [], f"import cycles: {found}"
 
 
 @pytest.mark.parametrize("module", sorted(m for m in project_modules() if _within(m, CORE)))
