@@ -256,16 +256,22 @@ def parse_keybindings(data: Any, source: str) -> tuple[dict[str, list[str]], lis
 def load_keybindings(path: Path) -> tuple[dict[str, list[str]], list[str]]:
     """Read ``keybindings.json``; a missing file is no bindings, an unreadable one a warning."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return {}, []
     except OSError as exc:
         return {}, [f"Could not read {path}: {exc.strerror or exc}"]
     try:
-        data = json.loads(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return {}, [f"Ignoring {path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"]
+    try:
+        parsed = json.loads(text)
     except json.JSONDecodeError as exc:
         return {}, [f"Ignoring {path}: invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"]
-    return parse_keybindings(data, str(path))
+    except RecursionError:
+        return {}, [f"Ignoring {path}: invalid JSON (nested too deeply)"]
+    return parse_keybindings(parsed, str(path))
 
 
 def keymap_of(overrides: dict[str, list[str]]) -> dict[str, str]:

@@ -85,6 +85,20 @@ def test_invalid_json_warns_and_keeps_defaults(tmp_path: Path) -> None:
     assert len(warnings) == 1 and str(path) in warnings[0] and "invalid JSON" in warnings[0]
 
 
+def test_bad_bytes_and_deep_nesting_are_one_warning_and_the_file_is_left_alone(tmp_path: Path) -> None:
+    bad_bytes = tmp_path / "bytes.json"
+    bad_bytes.write_bytes(b'{"interrupt": "ctrl+\xff"}')
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    for path, why in ((bad_bytes, "not valid UTF-8 (byte 0xff at offset 20)"), (deep, "nested too deeply")):
+        before = path.read_bytes()
+        assert load_keybindings(path) == (
+            {},
+            [f"Ignoring {path}: {why}" if "UTF-8" in why else f"Ignoring {path}: invalid JSON ({why})"],
+        )
+        assert path.read_bytes() == before
+
+
 def test_not_an_object_warns(tmp_path: Path) -> None:
     bindings, warnings = load_keybindings(write(tmp_path / "k.json", ["ctrl+x"]))
     assert bindings == {} and "expected a JSON object" in warnings[0]
