@@ -629,7 +629,7 @@ class AgentSession:
         self._resources = load_resources(self.cwd, self.agent_dir, self.settings, self._resource_options)
         self.resource_warnings = list(self._resources.warnings) + self.settings.drain_warnings()
         fresh = tool_options_from_settings(self.settings, self.agent_dir)
-        for name in ("shell_command_prefix", "shell_path", "auto_resize_images"):
+        for name in ("shell_command_prefix", "shell_path", "auto_resize_images", "keep_background_processes"):
             setattr(self._tool_options, name, getattr(fresh, name))  # tools share this options object
         s = self.settings.settings
         self.agent.steering_mode = s.steeringMode

@@ -21,6 +21,7 @@ async def make_session(
     context_window: int = 200_000,
     key: str | None = "test-key",
     session: SessionManager | None = None,
+    settings_manager: SettingsManager | None = None,
     **kw: Any,
 ) -> AgentSession:
     project = tmp_path / "proj"
@@ -34,7 +35,7 @@ async def make_session(
     return await create_agent_session(
         project,
         tmp_path / "agent",
-        settings=SettingsManager.in_memory({**FAST_RETRY, **(settings or {})}),
+        settings=settings_manager or SettingsManager.in_memory({**FAST_RETRY, **(settings or {})}),
         auth=auth,
         model_registry=registry,
         session=mgr,

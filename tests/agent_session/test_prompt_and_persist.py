@@ -308,3 +308,19 @@ async def test_reload_picks_up_new_context_file(tmp_path, faux):
     script = Script(faux, faux_text("ok"))
     await s.prompt("hi")
     assert "PROJECT RULE 7" in script.agent_requests[0].systemPrompt
+
+
+async def test_reload_picks_up_the_keep_background_processes_setting(tmp_path, faux):
+    from pi_app.session.config import SettingsManager
+
+    agent_dir = tmp_path / "agent"
+    agent_dir.mkdir()
+    settings_file = agent_dir / "settings.json"
+    settings_file.write_text("{}")
+    settings = SettingsManager.create(str(tmp_path / "proj"), str(agent_dir))
+    s = await make_session(tmp_path, settings_manager=settings)
+    bash = next(t for t in s.agent.state.tools if t.name == "bash")
+    assert bash.options.keep_background_processes is False
+    settings_file.write_text('{"bash": {"keepBackgroundProcesses": true}}')
+    await s.reload()
+    assert bash.options.keep_background_processes is True
