@@ -5,6 +5,13 @@ single children stays at one level, so a 10,000-entry conversation is one column
 children get ``├─``/``└─`` connectors and ``│`` gutters continue while later siblings follow. Everything is
 iterative (sessions can be tens of thousands of entries deep).
 
+Deep trees (forks nested more than INDENT_CAP levels, e.g. a user who went back and branched every 50 entries)
+switch to the spine layout: the active path is drawn at indent 0 whatever its depth, and each side branch
+hangs off its fork point as one folded stub (``└⊞ 48 entries · user: …``), listed right after the fork and
+unfolded in place. Inside an unfolded side branch indentation is capped at INDENT_CAP levels; deeper rows
+show their real level as a marker (``12› ``) in place of the gutters cut off. Ctrl+←/→ on the spine jump
+between its fork points. While searching, side branches are open (matches must show) but still capped.
+
 Filters (pi): default hides settings/bookkeeping entries; no-tools also hides tool results; user-only shows
 user messages; labeled-only shows labeled entries; all shows everything. Assistant turns made only of tool
 calls are hidden except in "all" (their calls appear on the tool-result rows) — the active leaf always shows.
@@ -18,6 +25,8 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from rich.cells import cell_len
 
 from pi_app.session.messages import iso_to_ms
 from pi_app.session.store.record import bulk
@@ -41,6 +50,8 @@ from .navigation import (
     is_foldable,
     segment_start_down,
     segment_start_up,
+    spine_fork_down,
+    spine_fork_up,
 )
 from .peek import message_facts, tree_fields
 
@@ -50,6 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["FILTERS", "FILTER_KEYS", "FILTER_TAGS", "Row", "TreeModel"]
 
 ACTIVE_MARK = "← active"
+INDENT_CAP = 8  # indent levels drawn at most; deeper rows get a depth marker
 PATH_MARK = "• "
 FOLDED = "⊞"
 FOLDABLE = "⊟"
@@ -66,6 +78,7 @@ class Row:
     is_active: bool  # the leaf (or, when a bookkeeping leaf is filtered out, the message it follows)
     label: str | None
     text: DisplayText
+    stub: str = ""  # a folded side branch in the spine layout: "48 entries · "
 
 
 _UNPLACED = -2
@@ -147,6 +160,8 @@ class TreeModel:
         self.filter_mode = filter_mode
         self.query = ""
         self.folded: set[str] = set()
+        # Side branches opened by the user in the spine layout (they start folded there).
+        self.unfolded: set[str] = set()
         self.page_size = max(1, page_size)
         # Tool calls by id, filled lazily from the assistant turns above the tool results that get shown.
         self.tool_calls: dict[str, ToolCallInfo] = {}
@@ -166,6 +181,14 @@ class TreeModel:
         self._row_of: dict[int, int] = {}
         self._vparent: dict[int, int] = {}
         self._vchildren: dict[int, list[int]] = {}
+        # the rows' own tree (what navigation walks): equals the visible tree in the classic layout; in the
+        # spine layout side branches come before the spine child and folded stubs have no children
+        self._rparent: dict[int, int] = {}
+        self._rchildren: dict[int, list[int]] = {}
+        self.spine = False  # the spine layout is in use
+        self._spine_forks: list[int] = []  # rows of fork points on the spine, ascending
+        self._side_roots: set[int] = set()
+        self._sizes: list[int] | None = None
         self._active_row_node = -1
         self.selected = 0
         self._last_selected: str | None = selected_id if selected_id is not None else leaf_id
@@ -225,6 +248,7 @@ class TreeModel:
         self.filter_mode = filter_mode
         self.query = ""
         self.folded.clear()
+        self.unfolded.clear()
         self.page_size = max(1, page_size)
         self._passes_cache.clear()  # "hidden unless it is the leaf" depends on the leaf
         self._path = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
@@ -415,11 +439,9 @@ class TreeModel:
                     lst.append(i)
             else:
                 near[i] = near[p] if p >= 0 else -1
-        self._visible = visible
         self._vparent = vparent
         self._vchildren = vchildren
-        self._row_of = {node_i: row for row, node_i in enumerate(visible)}
-        self._layout()
+        self._layout(visible)
         leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
         self._active_row_node = -1
         if leaf_i is not None:
@@ -429,7 +451,45 @@ class TreeModel:
         self.selected = self._nearest_row(self._last_selected)
         self._remember()
 
-    def _layout(self) -> None:
+    def _layout(self, visible: list[int]) -> None:
+        """Rows in order with their prefixes: the classic layout while it stays within INDENT_CAP levels, else
+        the spine layout."""
+        self._spine_forks = []
+        self._side_roots = set()
+        spine_root = self._spine_root()
+        self.spine = spine_root >= 0 and self._classic_depth(visible) > INDENT_CAP
+        if self.spine:
+            self._layout_spine(spine_root)
+        else:
+            self._visible = visible
+            self._rparent = self._vparent
+            self._rchildren = self._vchildren
+            self._prefix = self._classic_prefixes(visible)
+        self._row_of = {node_i: row for row, node_i in enumerate(self._visible)}
+
+    def _spine_root(self) -> int:
+        for r in self._vchildren.get(-1, ()):
+            if r in self._path:
+                return r
+        return -1
+
+    def _classic_depth(self, visible: list[int]) -> int:
+        """The deepest indent (levels, a connector counting as one) the classic layout would draw."""
+        vch = self._vchildren
+        vparent = self._vparent
+        level: dict[int, int] = {-1: 0}
+        deepest = 0
+        for i in visible:
+            vp = vparent[i]
+            d = level[vp] + (len(vch[vp]) > 1)
+            level[i] = d
+            if d > deepest:
+                deepest = d
+                if d > INDENT_CAP:
+                    break
+        return deepest
+
+    def _classic_prefixes(self, visible: list[int]) -> list[str]:
         """Prefix strings: indent one level per visible fork, connectors on fork children."""
         gutters: dict[int, tuple[bool, ...]] = {}
         cache: dict[tuple[bool, ...], str] = {(): ""}
@@ -444,7 +504,7 @@ class TreeModel:
                 s = cache[g] = "".join("│  " if cont else "   " for cont in g)
             return s
 
-        for i in self._visible:
+        for i in visible:
             vp = self._vparent[i]
             siblings = vchildren[vp]
             base = gutters[vp] if vp >= 0 else ()
@@ -456,7 +516,120 @@ class TreeModel:
             else:
                 gutters[i] = base
                 prefixes.append(gutter_text(base))
+        return prefixes
+
+    def _is_folded(self, i: int) -> bool:
+        nid = self._nodes[i].id
+        if nid in self.folded:
+            return True
+        # side branches start folded in the spine layout, except while searching (the matches must show)
+        return i in self._side_roots and not self.query and nid not in self.unfolded
+
+    def _layout_spine(self, spine_root: int) -> None:
+        """The active path at indent 0; each side branch right after its fork point, folded unless opened;
+        inside side branches the classic layout, capped at INDENT_CAP levels."""
+        path = self._path
+        vch = self._vchildren
+        rows: list[int] = []
+        prefixes: list[str] = []
+        rparent: dict[int, int] = {}
+        rchildren: dict[int, list[int]] = {}
+        forks: list[int] = []
+        side_roots = self._side_roots
+        cache: dict[tuple[int, tuple[bool, ...], str], str] = {}
+
+        def prefix(depth: int, g: tuple[bool, ...], conn: str) -> str:
+            # g holds at most the last INDENT_CAP gutters; depth is the real number of gutters
+            key = (depth, g, conn)
+            out = cache.get(key)
+            if out is None:
+                levels = depth + (1 if conn else 0)
+                shown = g
+                marker = ""
+                if levels > INDENT_CAP:
+                    keep = INDENT_CAP - 1 - (1 if conn else 0)
+                    shown = g[len(g) - keep :] if keep > 0 else ()
+                    marker = f"{levels}› "
+                out = cache[key] = marker + "".join("│  " if c else "   " for c in shown) + conn
+            return out
+
+        def connector(i: int, last: bool) -> str:
+            mid = "─" if i not in vch else FOLDED if self._is_folded(i) else FOLDABLE
+            return f"{'└' if last else '├'}{mid} "
+
+        # work items: (node, parent row-node, real gutter depth, last gutters, connector, on spine)
+        work: list[tuple[int, int, int, tuple[bool, ...], str, bool]] = []
+        top = vch.get(-1, [])
+        side_top = [r for r in top if r != spine_root]
+        work.append((spine_root, -1, 0, (), "", True))
+        for k in range(len(side_top) - 1, -1, -1):
+            side_roots.add(side_top[k])
+            work.append((side_top[k], -1, 0, (), connector(side_top[k], False), False))
+        rchildren[-1] = [*side_top, spine_root]
+        while work:
+            i, rp, depth, g, conn, on_spine = work.pop()
+            rparent[i] = rp
+            rows.append(i)
+            if on_spine:
+                prefixes.append("")
+                kids = vch.get(i)
+                if not kids:
+                    continue
+                nxt = -1
+                side: list[int] = []
+                for c in kids:
+                    if c in path:
+                        nxt = c
+                    else:
+                        side.append(c)
+                rchildren[i] = side + [nxt] if nxt >= 0 else side
+                if side:
+                    forks.append(len(rows) - 1)
+                if nxt >= 0:
+                    work.append((nxt, i, 0, (), "", True))
+                for k in range(len(side) - 1, -1, -1):
+                    c = side[k]
+                    side_roots.add(c)
+                    last = k == len(side) - 1
+                    work.append((c, i, 0, (), connector(c, last), False))
+                continue
+            prefixes.append(prefix(depth, g, conn))
+            if self._is_folded(i):
+                continue
+            kids = vch.get(i)
+            if not kids:
+                continue
+            rchildren[i] = kids
+            # the gutters below this row: a connector row adds one, continuing while later siblings follow
+            if conn:
+                cg = (*g, not conn.startswith("└"))[-INDENT_CAP:]
+                cdepth = depth + 1
+            else:
+                cg, cdepth = g, depth
+            if len(kids) == 1:
+                work.append((kids[0], i, cdepth, cg, "", False))
+                continue
+            for k in range(len(kids) - 1, -1, -1):
+                c = kids[k]
+                work.append((c, i, cdepth, cg, connector(c, k == len(kids) - 1), False))
+        self._visible = rows
         self._prefix = prefixes
+        self._rparent = rparent
+        self._rchildren = rchildren
+        self._spine_forks = forks
+
+    def _subtree_size(self, i: int) -> int:
+        """Entries in the full tree under ``i`` (itself included); sizes are computed once, on first need."""
+        sizes = self._sizes
+        if sizes is None:
+            nodes = self._nodes
+            sizes = [1] * len(nodes)
+            for k in range(len(nodes) - 1, -1, -1):
+                p = nodes[k].parent
+                if p >= 0:
+                    sizes[p] += sizes[k]
+            self._sizes = sizes
+        return sizes[i]
 
     def _nearest_row(self, entry_id: str | None) -> int:
         """Row of ``entry_id`` or of its nearest visible ancestor; else the last row (pi)."""
@@ -503,29 +676,75 @@ class TreeModel:
 
     def is_foldable(self, entry_id: str) -> bool:
         i = self._index.get(entry_id)
-        return i is not None and is_foldable(i, self._vparent, self._vchildren, self._row_of)
+        if i is None or i not in self._row_of:
+            return False
+        if self.spine:
+            if i in self._path:
+                return False  # the spine always shows
+            if i in self._side_roots:
+                return bool(self._vchildren.get(i))
+        return is_foldable(i, self._vparent, self._vchildren, self._row_of)
+
+    def is_folded(self, entry_id: str) -> bool:
+        """Shown folded: folded by the user, or a side branch of the spine layout not opened yet."""
+        i = self._index.get(entry_id)
+        if i is None or i not in self._row_of:
+            return False
+        return entry_id in self.folded or (bool(self._vchildren.get(i)) and self._is_folded(i))
+
+    def fold(self, entry_id: str) -> None:
+        self.unfolded.discard(entry_id)
+        i = self._index.get(entry_id)
+        if not (self.spine and i in self._side_roots and not self.query):  # else folded again by default
+            self.folded.add(entry_id)
+        self._refresh()
+
+    def unfold(self, entry_id: str) -> None:
+        self.folded.discard(entry_id)
+        i = self._index.get(entry_id)
+        if i is not None and i in self._side_roots:
+            self.unfolded.add(entry_id)
+        self._refresh()
+
+    def unfold_selected(self) -> bool:
+        """Unfold the selected row if it is folded (→ on a stub); False when there was nothing to unfold."""
+        sid = self.selected_id
+        if sid is None or not self.is_folded(sid):
+            return False
+        self.unfold(sid)
+        return True
 
     def fold_or_up(self) -> None:
         sid = self.selected_id
         if sid is None:
             return
-        if self.is_foldable(sid) and sid not in self.folded:
-            self.folded.add(sid)
-            self._refresh()
+        i = self._visible[self.selected]
+        if self.is_foldable(sid) and not self.is_folded(sid):
+            self.fold(sid)
+        elif self.spine and i in self._path:
+            self._set(spine_fork_up(self.selected, self._spine_forks))
+        elif self.spine and i in self._side_roots:
+            self._set(self._row_of.get(self._rparent[i], self.selected))  # back to its fork on the spine
         else:
             self._set(
-                segment_start_up(self.selected, self._visible, self._vparent, self._vchildren, self._row_of)
+                segment_start_up(self.selected, self._visible, self._rparent, self._rchildren, self._row_of)
             )
 
     def unfold_or_down(self) -> None:
         sid = self.selected_id
         if sid is None:
             return
-        if sid in self.folded:
-            self.folded.discard(sid)
-            self._refresh()
+        if self.is_folded(sid):
+            self.unfold(sid)
+        elif self.spine and self._visible[self.selected] in self._path:
+            self._set(spine_fork_down(self.selected, self._spine_forks, self._spine_end()))
         else:
-            self._set(segment_start_down(self.selected, self._visible, self._vchildren, self._row_of))
+            self._set(segment_start_down(self.selected, self._visible, self._rchildren, self._row_of))
+
+    def _spine_end(self) -> int:
+        """Row of the last spine entry (the active leaf or the entry it hangs under)."""
+        leaf = self._index.get(self.leaf_id) if self.leaf_id else None
+        return self._nearest_row(self.leaf_id) if leaf is not None else len(self._visible) - 1
 
     # ------------------------------------------------------------------ filter, search, labels
     def set_filter(self, mode: str) -> None:
@@ -533,6 +752,7 @@ class TreeModel:
             raise ValueError(f"Unknown tree filter {mode!r}; expected one of {', '.join(FILTERS)}")
         self.filter_mode = mode
         self.folded.clear()
+        self.unfolded.clear()
         self._refresh()
 
     def filter_key(self, key: str) -> bool:
@@ -547,6 +767,7 @@ class TreeModel:
         if query != self.query:
             self.query = query
             self.folded.clear()
+            self.unfolded.clear()
             self._refresh()
 
     def type_text(self, text: str) -> None:
@@ -590,14 +811,20 @@ class TreeModel:
         node = self._nodes[i]
         prefix = self._prefix[r]
         has_connector = prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} "))
+        folded = node.id in self.folded or (self.spine and i in self._side_roots and self._is_folded(i))
+        stub = ""
+        if self.spine and folded and self._vchildren.get(i):
+            size = self._subtree_size(i)
+            stub = f"{size} {'entry' if size == 1 else 'entries'} · "
         return Row(
             id=node.id,
             prefix=prefix,
-            fold_marker=f"{FOLDED} " if node.id in self.folded and not has_connector else "",
+            fold_marker=f"{FOLDED} " if folded and not has_connector else "",
             on_path=i in self._path,
             is_active=i == self._active_row_node,
             label=self.labels.get(node.id),
             text=self._shown(i),
+            stub=stub,
         )
 
     def rows(self) -> list[Row]:
@@ -609,7 +836,12 @@ class TreeModel:
         label = f"[{row.label}] " if row.label else ""
         path = PATH_MARK if row.on_path else ""
         active = f"  {ACTIVE_MARK}" if row.is_active else ""
-        return f"{row.prefix}{row.fold_marker}{path}{label}{row.text.tag}{row.text.body}{active}"
+        return f"{row.prefix}{row.fold_marker}{path}{row.stub}{label}{row.text.tag}{row.text.body}{active}"
+
+    def text_start(self, r: int) -> int:
+        """Cells before the row's own text (prefix, fold and path marks) — where a reader's eye lands."""
+        row = self.row(r)
+        return cell_len(row.prefix) + cell_len(row.fold_marker) + (cell_len(PATH_MARK) if row.on_path else 0)
 
     def filter_tag(self) -> str:
         return FILTER_TAGS[self.filter_mode]

@@ -26,6 +26,7 @@ from .entry_text import (
     STYLE_USER,
 )
 from .model import ACTIVE_MARK, PATH_MARK, TreeModel
+from .navigation import follow, follow_x
 
 _TEXT_CLASS = {
     STYLE_USER: "tree-list--user",
@@ -81,8 +82,10 @@ class TreeList(ScrollView, can_focus=True):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
         self._styles: dict[str, Style] = {}
-        # Drawn lines by (row, selected, width); cleared whenever the rows or styles change.
+        # Drawn lines by (row, selected, width); cleared whenever the rows, styles or the left cut change.
         self._strips: dict[tuple[int, bool, int], Strip] = {}
+        # Cells cut on the left of every row so the selected row's text shows (deep rows in a narrow pane).
+        self.left = 0
 
     def on_mount(self) -> None:
         self.refresh_rows()
@@ -93,7 +96,11 @@ class TreeList(ScrollView, can_focus=True):
         self._strips.clear()
 
     def on_resize(self) -> None:
+        # The first real size arrives after mount: only now can the selected row be scrolled into view.
         self._strips.clear()
+        self.virtual_size = Size(self.size.width, len(self.model))
+        self.scroll_to_cursor()
+        self.refresh()
 
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
@@ -112,25 +119,37 @@ class TreeList(ScrollView, can_focus=True):
         """Only the selection moved: repaint the two lines involved, or scroll when it left the view."""
         new_row = self.model.selected
         top = int(self.scroll_offset.y)
-        height = self.scrollable_content_region.height or self.size.height
-        if top <= new_row < top + height:
+        height = self._height()
+        if top <= new_row < top + height and not self._follow_x():
             self.refresh_line(old_row)
             self.refresh_line(new_row)
         else:
             self.scroll_to_cursor()
             self.refresh()
 
+    def _height(self) -> int:
+        return self.scrollable_content_region.height or self.size.height
+
+    def _follow_x(self) -> bool:
+        """Keep the selected row's text within the first third of the width; True if the cut changed."""
+        width = self.scrollable_content_region.width
+        model = self.model
+        if width <= 0 or not len(model):
+            return False
+        left = follow_x(2 + model.text_start(model.selected), self.left, width)
+        if left == self.left:
+            return False
+        self.left = left
+        self._strips.clear()
+        return True
+
     def scroll_to_cursor(self) -> None:
-        height = self.scrollable_content_region.height or self.size.height
+        height = self._height()
         if height <= 0:
             return
-        sel = self.model.selected
-        top = int(self.scroll_offset.y)
-        if sel < top:
-            top = sel
-        elif sel >= top + height:
-            top = sel - height + 1
-        self.scroll_to(y=max(0, top), animate=False, immediate=True)
+        self._follow_x()
+        top = follow(self.model.selected, int(self.scroll_offset.y), height, len(self.model))
+        self.scroll_to(y=top, animate=False, immediate=True)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -151,14 +170,16 @@ class TreeList(ScrollView, can_focus=True):
     def _draw(self, index: int, selected: bool, width: int, base: Style) -> Strip:
         row = self.model.row(index)
         s = self._style
-        segs: list[Segment] = [
-            Segment("› " if selected else "  ", s("tree-list--accent")),
-            Segment(row.prefix, s("tree-list--dim")),
-        ]
+        cursor = Segment("› " if selected else "  ", s("tree-list--accent"))
+        left = self.left
+        width = width - 2 + left  # the row after the cursor column, drawn whole; then the left cut comes off
+        segs: list[Segment] = [Segment(row.prefix, s("tree-list--dim"))]
         if row.fold_marker:
             segs.append(Segment(row.fold_marker, s("tree-list--accent")))
         if row.on_path:
             segs.append(Segment(PATH_MARK, s("tree-list--accent")))
+        if row.stub:
+            segs.append(Segment(row.stub, s("tree-list--muted")))
         if row.label:
             segs.append(Segment(f"[{row.label}] ", s("tree-list--label")))
         text_style = s(_TEXT_CLASS.get(row.text.style, "tree-list--dim"))
@@ -185,4 +206,10 @@ class TreeList(ScrollView, can_focus=True):
             segs.append(Segment(f"  {ACTIVE_MARK}", s("tree-list--accent")))
         line_style = base + s("tree-list--cursor") if selected else base
         segs = [Segment(t, line_style + st) for t, st, _ in segs]
-        return Strip(segs).adjust_cell_length(width, line_style)
+        strip = Strip(segs).adjust_cell_length(width, line_style)
+        if left:
+            strip = strip.crop(left, width)
+            # the cut-off gutters leave a dim "‹" at the edge, so the shift is visible
+            strip = Strip([Segment("‹", line_style + s("tree-list--dim")), *strip.crop(1, width - left)])
+        cursor = Segment(cursor.text, line_style + (cursor.style or Style()))
+        return Strip([cursor, *strip], strip.cell_length + 2)
