@@ -22,6 +22,7 @@ labels resets folds, and the selection stays on the same entry or its nearest vi
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,8 @@ class Row:
 
 
 _UNPLACED = -2
+# spine layout work item: (node, parent row-node, real gutter depth, last gutters, connector, on the spine)
+_Work = tuple[int, int, int, tuple[bool, ...], str, bool]
 
 
 class _Node:
@@ -192,6 +195,7 @@ class TreeModel:
         self._active_row_node = -1
         self.selected = 0
         self._last_selected: str | None = selected_id if selected_id is not None else leaf_id
+        self._reveal(selected_id)
         with bulk():
             self._refresh()
 
@@ -254,6 +258,7 @@ class TreeModel:
         self._path = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
         self._anchor = self._active_anchor()
         self._last_selected = selected_id if selected_id is not None else leaf_id
+        self._reveal(selected_id)
         self._refresh()
 
     # ------------------------------------------------------------------ building
@@ -528,44 +533,52 @@ class TreeModel:
     def _layout_spine(self, spine_root: int) -> None:
         """The active path at indent 0; each side branch right after its fork point, folded unless opened;
         inside side branches the classic layout, capped at INDENT_CAP levels."""
+        self._prefix_cache: dict[tuple[int, tuple[bool, ...], str], str] = {}
+        self._visible = []
+        self._prefix = []
+        self._rparent = {}
+        self._rchildren = {}
+        self._spine_forks = []
+        top = self._vchildren.get(-1, [])
+        side_top = [r for r in top if r != spine_root]
+        work: list[_Work] = [(spine_root, -1, 0, (), "", True)]
+        for k in range(len(side_top) - 1, -1, -1):
+            self._side_roots.add(side_top[k])
+            work.append((side_top[k], -1, 0, (), self._connector(side_top[k], False), False))
+        self._rchildren[-1] = [*side_top, spine_root]
+        self._walk(work, self._visible, self._prefix, self._spine_forks)
+
+    def _capped_prefix(self, depth: int, g: tuple[bool, ...], conn: str) -> str:
+        """Gutters and connector, at most INDENT_CAP levels; deeper rows start with their level (``12› ``).
+        ``g`` holds the last INDENT_CAP gutters, ``depth`` the real number of them."""
+        key = (depth, g, conn)
+        out = self._prefix_cache.get(key)
+        if out is None:
+            levels = depth + (1 if conn else 0)
+            shown = g
+            marker = ""
+            if levels > INDENT_CAP:
+                keep = INDENT_CAP - 1 - (1 if conn else 0)
+                shown = g[len(g) - keep :] if keep > 0 else ()
+                marker = f"{levels}› "
+            out = self._prefix_cache[key] = marker + "".join("│  " if c else "   " for c in shown) + conn
+        return out
+
+    def _connector(self, i: int, last: bool) -> str:
+        mid = "─" if i not in self._vchildren else FOLDED if self._is_folded(i) else FOLDABLE
+        return f"{'└' if last else '├'}{mid} "
+
+    def _walk(self, work: list[_Work], rows: list[int], prefixes: list[str], forks: list[int]) -> None:
+        """Lay out rows depth-first from the work stack (node, parent row-node, real gutter depth, last
+        gutters, connector, on the spine); spine nodes list their side branches before the spine child."""
         path = self._path
         vch = self._vchildren
-        rows: list[int] = []
-        prefixes: list[str] = []
-        rparent: dict[int, int] = {}
-        rchildren: dict[int, list[int]] = {}
-        forks: list[int] = []
+        rparent = self._rparent
+        rchildren = self._rchildren
         side_roots = self._side_roots
-        cache: dict[tuple[int, tuple[bool, ...], str], str] = {}
-
-        def prefix(depth: int, g: tuple[bool, ...], conn: str) -> str:
-            # g holds at most the last INDENT_CAP gutters; depth is the real number of gutters
-            key = (depth, g, conn)
-            out = cache.get(key)
-            if out is None:
-                levels = depth + (1 if conn else 0)
-                shown = g
-                marker = ""
-                if levels > INDENT_CAP:
-                    keep = INDENT_CAP - 1 - (1 if conn else 0)
-                    shown = g[len(g) - keep :] if keep > 0 else ()
-                    marker = f"{levels}› "
-                out = cache[key] = marker + "".join("│  " if c else "   " for c in shown) + conn
-            return out
-
-        def connector(i: int, last: bool) -> str:
-            mid = "─" if i not in vch else FOLDED if self._is_folded(i) else FOLDABLE
-            return f"{'└' if last else '├'}{mid} "
-
-        # work items: (node, parent row-node, real gutter depth, last gutters, connector, on spine)
-        work: list[tuple[int, int, int, tuple[bool, ...], str, bool]] = []
-        top = vch.get(-1, [])
-        side_top = [r for r in top if r != spine_root]
-        work.append((spine_root, -1, 0, (), "", True))
-        for k in range(len(side_top) - 1, -1, -1):
-            side_roots.add(side_top[k])
-            work.append((side_top[k], -1, 0, (), connector(side_top[k], False), False))
-        rchildren[-1] = [*side_top, spine_root]
+        is_folded = self._is_folded
+        connector = self._connector
+        prefix = self._capped_prefix
         while work:
             i, rp, depth, g, conn, on_spine = work.pop()
             rparent[i] = rp
@@ -590,11 +603,10 @@ class TreeModel:
                 for k in range(len(side) - 1, -1, -1):
                     c = side[k]
                     side_roots.add(c)
-                    last = k == len(side) - 1
-                    work.append((c, i, 0, (), connector(c, last), False))
+                    work.append((c, i, 0, (), connector(c, k == len(side) - 1), False))
                 continue
             prefixes.append(prefix(depth, g, conn))
-            if self._is_folded(i):
+            if is_folded(i):
                 continue
             kids = vch.get(i)
             if not kids:
@@ -612,11 +624,33 @@ class TreeModel:
             for k in range(len(kids) - 1, -1, -1):
                 c = kids[k]
                 work.append((c, i, cdepth, cg, connector(c, k == len(kids) - 1), False))
-        self._visible = rows
-        self._prefix = prefixes
-        self._rparent = rparent
-        self._rchildren = rchildren
-        self._spine_forks = forks
+
+    def _toggle_side(self, i: int) -> None:
+        """Fold or unfold side branch ``i`` of the spine layout in place: only its rows are laid out and
+        spliced in or out (a 50,000-entry session is not laid out again for one stub)."""
+        r = self._row_of[i]
+        rows, prefixes = self._visible, self._prefix
+        last = prefixes[r].startswith("└")
+        end = r + 1
+        path, side_roots = self._path, self._side_roots
+        while end < len(rows) and rows[end] not in path and rows[end] not in side_roots:
+            end += 1
+        new_rows: list[int] = []
+        new_prefixes: list[str] = []
+        self._walk(
+            [(i, self._rparent[i], 0, (), self._connector(i, last), False)], new_rows, new_prefixes, []
+        )
+        if self._is_folded(i):
+            self._rchildren.pop(i, None)
+        rows[r:end] = new_rows
+        prefixes[r:end] = new_prefixes
+        delta = len(new_rows) - (end - r)
+        forks = self._spine_forks
+        k = bisect_right(forks, r)
+        forks[k:] = [f + delta for f in forks[k:]]
+        self._row_of = dict(zip(rows, range(len(rows)), strict=True))
+        self.selected = self._nearest_row(self._last_selected)
+        self._remember()
 
     def _subtree_size(self, i: int) -> int:
         """Entries in the full tree under ``i`` (itself included); sizes are computed once, on first need."""
@@ -671,8 +705,26 @@ class TreeModel:
 
     def select(self, entry_id: str) -> None:
         self._last_selected = entry_id
+        if self._reveal(entry_id):
+            self._refresh()
         self.selected = self._nearest_row(entry_id)
         self._remember()
+
+    def _reveal(self, entry_id: str | None) -> bool:
+        """Open what hides ``entry_id``: the side branch it is in (folded by default in the spine layout) and
+        any folded ancestor. True if anything changed (the caller refreshes)."""
+        i = self._index.get(entry_id) if entry_id is not None else None
+        changed = False
+        while i is not None and i >= 0 and i not in self._path:
+            node = self._nodes[i]
+            if i != self._index[entry_id] and node.id in self.folded:  # type: ignore[index]
+                self.folded.discard(node.id)
+                changed = True
+            if (node.parent < 0 or node.parent in self._path) and node.id not in self.unfolded:
+                self.unfolded.add(node.id)  # the side branch's first entry (only matters in the spine layout)
+                changed = True
+            i = node.parent
+        return changed
 
     def is_foldable(self, entry_id: str) -> bool:
         i = self._index.get(entry_id)
@@ -692,16 +744,27 @@ class TreeModel:
             return False
         return entry_id in self.folded or (bool(self._vchildren.get(i)) and self._is_folded(i))
 
+    def _auto_folding(self, i: int | None) -> bool:
+        """A side branch of the spine layout while not searching: folded unless the user opened it."""
+        return self.spine and i in self._side_roots and not self.query and i in self._row_of
+
     def fold(self, entry_id: str) -> None:
-        self.unfolded.discard(entry_id)
         i = self._index.get(entry_id)
-        if not (self.spine and i in self._side_roots and not self.query):  # else folded again by default
-            self.folded.add(entry_id)
+        if self._auto_folding(i) and entry_id not in self.folded:
+            self.unfolded.discard(entry_id)
+            self._toggle_side(i)  # type: ignore[arg-type]
+            return
+        self.unfolded.discard(entry_id)
+        self.folded.add(entry_id)
         self._refresh()
 
     def unfold(self, entry_id: str) -> None:
-        self.folded.discard(entry_id)
         i = self._index.get(entry_id)
+        if self._auto_folding(i) and entry_id not in self.folded:
+            self.unfolded.add(entry_id)
+            self._toggle_side(i)  # type: ignore[arg-type]
+            return
+        self.folded.discard(entry_id)
         if i is not None and i in self._side_roots:
             self.unfolded.add(entry_id)
         self._refresh()
@@ -806,12 +869,18 @@ class TreeModel:
     def selected_id(self) -> str | None:
         return self._nodes[self._visible[self.selected]].id if self._visible else None
 
-    def row(self, r: int) -> Row:
+    def _row_marks(self, r: int) -> tuple[int, str, str, bool]:
+        """(node, prefix, fold marker, folded) of row ``r`` — the row's shape without its text."""
         i = self._visible[r]
-        node = self._nodes[i]
+        nid = self._nodes[i].id
         prefix = self._prefix[r]
         has_connector = prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} "))
-        folded = node.id in self.folded or (self.spine and i in self._side_roots and self._is_folded(i))
+        folded = nid in self.folded or (self.spine and i in self._side_roots and self._is_folded(i))
+        return i, prefix, f"{FOLDED} " if folded and not has_connector else "", folded
+
+    def row(self, r: int) -> Row:
+        i, prefix, fold_marker, folded = self._row_marks(r)
+        node = self._nodes[i]
         stub = ""
         if self.spine and folded and self._vchildren.get(i):
             size = self._subtree_size(i)
@@ -819,7 +888,7 @@ class TreeModel:
         return Row(
             id=node.id,
             prefix=prefix,
-            fold_marker=f"{FOLDED} " if folded and not has_connector else "",
+            fold_marker=fold_marker,
             on_path=i in self._path,
             is_active=i == self._active_row_node,
             label=self.labels.get(node.id),
@@ -840,8 +909,8 @@ class TreeModel:
 
     def text_start(self, r: int) -> int:
         """Cells before the row's own text (prefix, fold and path marks) — where a reader's eye lands."""
-        row = self.row(r)
-        return cell_len(row.prefix) + cell_len(row.fold_marker) + (cell_len(PATH_MARK) if row.on_path else 0)
+        i, prefix, fold_marker, _ = self._row_marks(r)
+        return cell_len(prefix) + cell_len(fold_marker) + (len(PATH_MARK) if i in self._path else 0)
 
     def filter_tag(self) -> str:
         return FILTER_TAGS[self.filter_mode]
