@@ -13,7 +13,7 @@ import pytest
 
 from tests.tree.helpers import branchy_session, comb_session
 from widgets.tree import TreeModel
-from widgets.tree.model import INDENT_CAP
+from widgets.tree.model import INDENT_CAP, shifted_prefix
 from widgets.tree.navigation import follow, follow_x
 
 PANE = 120
@@ -48,7 +48,8 @@ class View:
         m = self.model
         self.top = follow(m.selected, self.top, self.height, len(m))
         if len(m):
-            self.left = follow_x(CURSOR + m.text_start(m.selected), self.left, self.width - CURSOR)
+            left = follow_x(CURSOR + m.text_start(m.selected), self.left, self.width - CURSOR)
+            self.left = min(left, m.cuttable(m.selected))
 
     def check(self, what: str) -> None:
         self.update()
@@ -56,7 +57,8 @@ class View:
         if not len(m):
             return
         assert self.top <= m.selected < self.top + self.height, what
-        start = CURSOR + m.text_start(m.selected) - self.left
+        drawn = shifted_prefix(m.row(m.selected).prefix, self.left)  # what the list draws: gutters cut
+        start = CURSOR + m.text_start(m.selected) - len(m.row(m.selected).prefix) + len(drawn)
         assert 0 <= start <= self.width // 3, what
 
 

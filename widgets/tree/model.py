@@ -63,6 +63,7 @@ __all__ = ["FILTERS", "FILTER_KEYS", "FILTER_TAGS", "Row", "TreeModel"]
 
 ACTIVE_MARK = "← active"
 INDENT_CAP = 8  # indent levels drawn at most; deeper rows get a depth marker
+DEPTH_SEP = "› "  # after the real depth in a capped row's marker: "12› "
 PATH_MARK = "• "
 FOLDED = "⊞"
 FOLDABLE = "⊟"
@@ -80,6 +81,27 @@ class Row:
     label: str | None
     text: DisplayText
     stub: str = ""  # a folded side branch in the spine layout: "48 entries · "
+
+
+def split_prefix(prefix: str) -> tuple[str, str, str]:
+    """(depth marker, gutters, connector) of a row prefix; only the gutters may be cut to shift a row left."""
+    marker = ""
+    head, sep, rest = prefix.partition(DEPTH_SEP)
+    if sep and head.isdigit():
+        marker, prefix = head + sep, rest
+    if prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} ")):
+        return marker, prefix[:-3], prefix[-3:]
+    return marker, prefix, ""
+
+
+def shifted_prefix(prefix: str, left: int) -> str:
+    """The prefix drawn with up to ``left`` cells of gutters cut (a dim "‹" shows where), marker and connector
+    kept: a row's text moves left, never off the edge."""
+    marker, gutters, conn = split_prefix(prefix)
+    cut = min(left, len(gutters))  # gutters are one cell per character
+    if not cut:
+        return prefix
+    return f"{marker}‹{gutters[cut + 1 :] if cut < len(gutters) else ''}{conn}"
 
 
 _UNPLACED = -2
@@ -560,7 +582,7 @@ class TreeModel:
             if levels > INDENT_CAP:
                 keep = INDENT_CAP - 1 - (1 if conn else 0)
                 shown = g[len(g) - keep :] if keep > 0 else ()
-                marker = f"{levels}› "
+                marker = f"{levels}{DEPTH_SEP}"
             out = self._prefix_cache[key] = marker + "".join("│  " if c else "   " for c in shown) + conn
         return out
 
@@ -912,6 +934,10 @@ class TreeModel:
         i, prefix, fold_marker, _ = self._row_marks(r)
         return cell_len(prefix) + cell_len(fold_marker) + (len(PATH_MARK) if i in self._path else 0)
 
+    def cuttable(self, r: int) -> int:
+        """Cells of gutters the list may cut on the left of row ``r`` to bring its text into view."""
+        return len(split_prefix(self._prefix[r])[1])
+
     def filter_tag(self) -> str:
         return FILTER_TAGS[self.filter_mode]
 
@@ -959,6 +985,12 @@ class TreeModel:
                     break
             i = node.parent
         marks.reverse()
+        # Off the active path: where it branched off the spine leads, so a deep side entry reads in context.
+        j = idx
+        while j >= 0 and j not in self._path and self._path:
+            j = self._nodes[j].parent
+        if j >= 0 and j != idx and all(mid != self._nodes[j].id for mid, _, _ in marks):
+            marks.insert(0, (self._nodes[j].id, self._shown(j), True))
         return self._nodes[idx].depth + 1, marks
 
     def is_user_entry(self, entry_id: str) -> bool:

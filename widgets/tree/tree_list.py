@@ -25,7 +25,7 @@ from .entry_text import (
     STYLE_TOOL,
     STYLE_USER,
 )
-from .model import ACTIVE_MARK, PATH_MARK, TreeModel
+from .model import ACTIVE_MARK, PATH_MARK, TreeModel, shifted_prefix
 from .navigation import follow, follow_x
 
 _TEXT_CLASS = {
@@ -136,7 +136,8 @@ class TreeList(ScrollView, can_focus=True):
         model = self.model
         if width <= 0 or not len(model):
             return False
-        left = follow_x(2 + model.text_start(model.selected), self.left, width)
+        sel = model.selected
+        left = min(follow_x(2 + model.text_start(sel), self.left, width), model.cuttable(sel))
         if left == self.left:
             return False
         self.left = left
@@ -170,10 +171,11 @@ class TreeList(ScrollView, can_focus=True):
     def _draw(self, index: int, selected: bool, width: int, base: Style) -> Strip:
         row = self.model.row(index)
         s = self._style
-        cursor = Segment("› " if selected else "  ", s("tree-list--accent"))
-        left = self.left
-        width = width - 2 + left  # the row after the cursor column, drawn whole; then the left cut comes off
-        segs: list[Segment] = [Segment(row.prefix, s("tree-list--dim"))]
+        segs: list[Segment] = [
+            Segment("› " if selected else "  ", s("tree-list--accent")),
+            # deep rows lose gutters on the left (never their text) so the selected row reads
+            Segment(shifted_prefix(row.prefix, self.left), s("tree-list--dim")),
+        ]
         if row.fold_marker:
             segs.append(Segment(row.fold_marker, s("tree-list--accent")))
         if row.on_path:
@@ -206,10 +208,4 @@ class TreeList(ScrollView, can_focus=True):
             segs.append(Segment(f"  {ACTIVE_MARK}", s("tree-list--accent")))
         line_style = base + s("tree-list--cursor") if selected else base
         segs = [Segment(t, line_style + st) for t, st, _ in segs]
-        strip = Strip(segs).adjust_cell_length(width, line_style)
-        if left:
-            strip = strip.crop(left, width)
-            # the cut-off gutters leave a dim "‹" at the edge, so the shift is visible
-            strip = Strip([Segment("‹", line_style + s("tree-list--dim")), *strip.crop(1, width - left)])
-        cursor = Segment(cursor.text, line_style + (cursor.style or Style()))
-        return Strip([cursor, *strip], strip.cell_length + 2)
+        return Strip(segs).adjust_cell_length(width, line_style)
