@@ -129,7 +129,7 @@ class TreeList(ScrollView, can_focus=True):
         self.scroll_to_cursor()
         height = self._height()
         if first > top and int(self.scroll_offset.y) == top and self.left == left:
-            self.refresh_lines(first - top, max(1, height - (first - top)))  # the view did not move
+            self.refresh_lines(first, max(1, height - (first - top)))  # content rows; the view did not move
         else:
             self.refresh()
 
