@@ -141,3 +141,14 @@ def comb_session(spine: int = 2_000) -> list[dict[str, Any]]:
         )
         parent = eid
     return out
+
+
+def forked_small() -> list[dict[str, Any]]:
+    """root user → assistant a1 forks into two user branches."""
+    return [
+        user("u1", None, "start", 1),
+        assistant("a1", "u1", "hello", 2),
+        user("b1", "a1", "branch one", 3),
+        user("b2", "a1", "branch two", 4),
+        assistant("b2a", "b2", "two answer", 5),
+    ]
