@@ -214,6 +214,7 @@ class TreeModel:
         self._spine_forks: list[int] = []  # rows of fork points on the spine, ascending
         self._side_roots: set[int] = set()
         self._sizes: list[int] | None = None
+        self._laid_out: tuple[Any, ...] = ()  # the _rows_key() the rows were laid out for
         # (layout generation, first row that changed in it): lets the list keep drawn rows above a splice
         self.layout_change: tuple[int, int] = (0, 0)
         self._active_row_node = -1
@@ -270,20 +271,39 @@ class TreeModel:
                     self._nodes[idx]._search = None
             self._passes_cache.pop("labeled-only", None)
             self._warm_at = 0
+        home_changed = home != self.home
         self.home = home
         self.labels = new_labels
+        if leaf_id != self.leaf_id:
+            self._passes_cache.clear()  # "hidden unless it is the leaf" depends on the leaf
+            self._path = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
         self.leaf_id = leaf_id
         self.filter_mode = filter_mode
         self.query = ""
         self.folded.clear()
         self.unfolded.clear()
         self.page_size = max(1, page_size)
-        self._passes_cache.clear()  # "hidden unless it is the leaf" depends on the leaf
-        self._path = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
         self._anchor = self._active_anchor()
         self._last_selected = selected_id if selected_id is not None else leaf_id
         self._reveal(selected_id)
+        if self._rows_key() == self._laid_out and not home_changed:
+            # re-opening unchanged: the rows are already laid out for this state
+            self.selected = self._nearest_row(self._last_selected)
+            self._remember()
+            return
         self._refresh()
+
+    def _rows_key(self) -> tuple[Any, ...]:
+        """Everything the rows depend on (besides the entries, fixed per model)."""
+        labels = tuple(sorted(self.labels.items())) if self.filter_mode == "labeled-only" else ()
+        return (
+            self.leaf_id,
+            self.filter_mode,
+            self.query,
+            frozenset(self.folded),
+            frozenset(self.unfolded),
+            labels,
+        )
 
     # ------------------------------------------------------------------ building
     def _build(self, entries: Sequence[Any]) -> None:
@@ -471,6 +491,7 @@ class TreeModel:
         self._vparent = vparent
         self._vchildren = vchildren
         self._layout(visible)
+        self._laid_out = self._rows_key()
         leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
         self._active_row_node = -1
         if leaf_i is not None:
@@ -675,6 +696,7 @@ class TreeModel:
         forks[k:] = [f + delta for f in forks[k:]]
         self._row_of = dict(zip(rows, range(len(rows)), strict=True))
         self.layout_change = (self.layout_change[0] + 1, r)
+        self._laid_out = self._rows_key()
         self.selected = self._nearest_row(self._last_selected)
         self._remember()
 
