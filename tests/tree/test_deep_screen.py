@@ -99,6 +99,11 @@ async def test_deep_entry_in_a_side_branch_is_shifted_into_view():
         assert tl.model.selected_id == "e9999"
         assert "199›" in tl.model.row(tl.model.selected).prefix
         assert_selected_readable(tl)
+        tl.model.set_label("e9999", "deep-one")  # a label on a long, deep row stays on screen
+        app.screen._sync()
+        await pilot.pause()
+        assert "[deep-one] assistant: answer" in drawn_selected(tl)
+        assert_selected_readable(tl)
         for _ in range(40):
             await pilot.press("up")
             assert_selected_readable(tl)
