@@ -1,7 +1,10 @@
 """Tree browser timings on a generated 10,000-entry session with 200 branch points (printed, not asserted).
 
-Run: /tmp/venv/bin/python bench/bench_tree.py
+Run: .venv/bin/python bench/bench_tree.py [--branchy-only]
 Targets (issue 9, headless medians): open /tree < 150 ms, cursor move < 16 ms, filter/search keystroke < 50 ms.
+Branchy sessions (issue 18: the user went back and branched every 50 / every 10 entries, so forks nest
+200 / 5,000 deep; written by bench/gen_branchy_session.py's generator): open < 150 ms (10,000 entries) /
+< 300 ms (50,000), a move < 16 ms, unfolding a stub < 16 ms.
 
 The session is written to a temporary .jsonl and loaded with SessionManager, as /tree sees it (lazily parsed
 entries). Three views of each key:
@@ -27,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from textual import events  # noqa: E402
 
 from pi_app.session.store import SessionManager  # noqa: E402
-from tests.tree.helpers import generated_session  # noqa: E402
+from tests.tree.helpers import branchy_session, generated_session  # noqa: E402
 from tests.tree.host import HostApp  # noqa: E402
 from widgets.tree import TreeModel  # noqa: E402
 from widgets.tree.screen import TreeBrowserScreen  # noqa: E402
@@ -38,7 +41,7 @@ SEARCH_KEYS = ["slash", *"alternative 1"]
 CHARS = {"slash": "/", "space": " "}
 
 
-def write_session(path: Path) -> None:
+def write_session(path: Path, entries: list[dict[str, object]] | None = None) -> None:
     header = {
         "type": "session",
         "version": 3,
@@ -46,7 +49,7 @@ def write_session(path: Path) -> None:
         "timestamp": "2025-01-01T00:00:00.000Z",
         "cwd": "/",
     }
-    lines = [header, *generated_session(10_000, 200)]
+    lines = [header, *(generated_session(10_000, 200) if entries is None else entries)]
     path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in lines), "utf-8")
 
 
@@ -182,5 +185,73 @@ async def main() -> None:
     print(note)
 
 
+async def branchy(total: int, every: int, open_budget: float) -> None:
+    """Open, move and unfold a stub on a session where the user branched every ``every`` entries."""
+    tmp = Path(tempfile.mkdtemp()) / f"branchy-{total}.jsonl"
+    write_session(tmp, branchy_session(total, every))
+    app = HostApp(lambda: TreeBrowserScreen(TreeModel([], None)))
+    r: dict[str, list[float]] = {k: [] for k in ("open", "model", "reopen", "move", "unfold", "fold")}
+    async with app.run_test(size=(120, 40)) as pilot:
+        frames = Frames(app)
+        driver = app._driver
+        assert driver is not None
+        await pilot.pause()
+
+        async def key_to_frame(key: str, screen: TreeBrowserScreen) -> float:
+            frames.times.clear()
+            t0 = time.perf_counter()
+            driver.send_message(events.Key(key, None))
+            took = await frames.first_after(t0, screen)
+            await pilot.pause()
+            return took if took is not None else float("nan")
+
+        for _rep in range(5):
+            sm = SessionManager.open(str(tmp))
+            for label in ("open", "reopen"):
+                frames.times.clear()
+                t0 = time.perf_counter()
+                model = TreeModel.for_session(sm)
+                if label == "open":
+                    r["model"].append(time.perf_counter() - t0)
+                screen = TreeBrowserScreen(model)
+                await app.push_screen(screen)
+                took = await frames.first_after(t0, screen)
+                r[label].append(took if took is not None else float("nan"))
+                await asyncio.sleep(0.25)
+                await pilot.pause()
+                if label == "open":
+                    await pilot.press("escape")
+                    await pilot.pause()
+            for key in ["up"] * 8 + ["down"] * 4:
+                r["move"].append(await key_to_frame(key, screen))
+            for _ in range(3):
+                await pilot.press("ctrl+left", "down")  # the previous fork point on the spine, onto its stub
+                assert screen.model.row(screen.model.selected).stub, "not on a stub"
+                r["unfold"].append(await key_to_frame("right", screen))
+                r["fold"].append(await key_to_frame("ctrl+left", screen))
+                await pilot.press("up")
+            await pilot.press("escape")
+            await pilot.pause()
+
+    def med(xs: list[float]) -> float:
+        return statistics.median(xs) * 1000
+
+    def line(name: str, key: str, budget: float | None = None) -> None:
+        xs = r[key]
+        ok = f"   budget < {budget:.0f} ms: {'OK' if med(xs) < budget else 'MISSED'}" if budget else ""
+        print(f"  {name:<26} median {med(xs):6.1f} ms   max {max(xs) * 1000:6.1f} ms   n={len(xs):<4}{ok}")
+
+    print(f"branchy session, {total:,} entries, a branch every {every} (key → frame, 120x40 headless):")
+    line("first open (builds model)", "open", open_budget)
+    line("  of which model build", "model")
+    line("re-open (cached model)", "reopen", open_budget)
+    line("cursor move", "move", 16)
+    line("unfold a stub (→)", "unfold", 16)
+    line("fold it again (ctrl+←)", "fold", 16)
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    if "--branchy-only" not in sys.argv:
+        asyncio.run(main())
+    asyncio.run(branchy(10_000, 50, 150))
+    asyncio.run(branchy(50_000, 10, 300))

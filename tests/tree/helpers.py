@@ -100,3 +100,55 @@ def generated_session(total: int = 10_000, forks: int = 200, seed_text: str = "w
         entries += side
         n += side_len
     return entries
+
+
+def branchy_session(total: int = 10_000, every: int = 50, back: int | None = None) -> list[dict[str, Any]]:
+    """A user who goes back and branches: after every ``every`` entries the last ``back`` (default half) are
+    abandoned and the conversation continues from the entry before them. The abandoned tail stays as an older
+    side branch, so the active path forks every ``every`` entries (forks nest ``total / every`` deep)."""
+    back = max(1, every // 2) if back is None else back
+    out: list[dict[str, Any]] = []
+    path: list[dict[str, Any]] = []
+    for n in range(total):
+        if n and n % every == 0 and len(path) > back + 1:
+            # branch off just before a question, as a user going back would
+            cut = back if path[-back]["message"]["role"] == "user" else back + 1
+            abandoned = path[-cut]["message"]["content"][0]
+            abandoned["text"] = f"(abandoned branch {n}) {abandoned['text']}"
+            path = path[:-cut]
+        parent = path[-1]["id"] if path else None
+        eid = f"e{n}"
+        e = (
+            user(eid, parent, f"question {n}", n)
+            if len(path) % 2 == 0
+            else assistant(eid, parent, f"answer {n}", n)
+        )
+        out.append(e)
+        path.append(e)
+    return out
+
+
+def comb_session(spine: int = 2_000) -> list[dict[str, Any]]:
+    """One long spine with a one-entry stub (older than the spine's next entry) hanging off every entry."""
+    out: list[dict[str, Any]] = []
+    parent: str | None = None
+    for k in range(spine):
+        eid = f"s{k}"
+        if parent is not None:
+            out.append(user(f"x{k}", parent, f"stub {k}", 2 * k - 1))
+        out.append(
+            user(eid, parent, f"step {k}", 2 * k) if k % 2 == 0 else assistant(eid, parent, f"ok {k}", 2 * k)
+        )
+        parent = eid
+    return out
+
+
+def forked_small() -> list[dict[str, Any]]:
+    """root user → assistant a1 forks into two user branches."""
+    return [
+        user("u1", None, "start", 1),
+        assistant("a1", "u1", "hello", 2),
+        user("b1", "a1", "branch one", 3),
+        user("b2", "a1", "branch two", 4),
+        assistant("b2a", "b2", "two answer", 5),
+    ]

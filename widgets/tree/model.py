@@ -5,6 +5,13 @@ single children stays at one level, so a 10,000-entry conversation is one column
 children get ``├─``/``└─`` connectors and ``│`` gutters continue while later siblings follow. Everything is
 iterative (sessions can be tens of thousands of entries deep).
 
+Deep trees (forks nested more than INDENT_CAP levels, e.g. a user who went back and branched every 50 entries)
+switch to the spine layout: the active path is drawn at indent 0 whatever its depth, and each side branch
+hangs off its fork point as one folded stub (``└⊞ 48 entries · user: …``), listed right after the fork and
+unfolded in place. Inside an unfolded side branch indentation is capped at INDENT_CAP levels; deeper rows
+show their real level as a marker (``12› ``) in place of the gutters cut off. Ctrl+←/→ on the spine jump
+between its fork points. While searching, side branches are open (matches must show) but still capped.
+
 Filters (pi): default hides settings/bookkeeping entries; no-tools also hides tool results; user-only shows
 user messages; labeled-only shows labeled entries; all shows everything. Assistant turns made only of tool
 calls are hidden except in "all" (their calls appear on the tool-result rows) — the active leaf always shows.
@@ -15,9 +22,12 @@ labels resets folds, and the selection stays on the same entry or its nearest vi
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from rich.cells import cell_len
 
 from pi_app.session.messages import iso_to_ms
 from pi_app.session.store.record import bulk
@@ -41,6 +51,8 @@ from .navigation import (
     is_foldable,
     segment_start_down,
     segment_start_up,
+    spine_fork_down,
+    spine_fork_up,
 )
 from .peek import message_facts, tree_fields
 
@@ -50,6 +62,8 @@ if TYPE_CHECKING:
 __all__ = ["FILTERS", "FILTER_KEYS", "FILTER_TAGS", "Row", "TreeModel"]
 
 ACTIVE_MARK = "← active"
+INDENT_CAP = 8  # indent levels drawn at most; deeper rows get a depth marker
+DEPTH_SEP = "› "  # after the real depth in a capped row's marker: "12› "
 PATH_MARK = "• "
 FOLDED = "⊞"
 FOLDABLE = "⊟"
@@ -66,9 +80,33 @@ class Row:
     is_active: bool  # the leaf (or, when a bookkeeping leaf is filtered out, the message it follows)
     label: str | None
     text: DisplayText
+    stub: str = ""  # a folded side branch in the spine layout: "48 entries · "
+
+
+def split_prefix(prefix: str) -> tuple[str, str, str]:
+    """(depth marker, gutters, connector) of a row prefix; only the gutters may be cut to shift a row left."""
+    marker = ""
+    head, sep, rest = prefix.partition(DEPTH_SEP)
+    if sep and head.isdigit():
+        marker, prefix = head + sep, rest
+    if prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} ")):
+        return marker, prefix[:-3], prefix[-3:]
+    return marker, prefix, ""
+
+
+def shifted_prefix(prefix: str, left: int) -> str:
+    """The prefix drawn with up to ``left`` cells of gutters cut (a dim "‹" shows where), marker and connector
+    kept: a row's text moves left, never off the edge."""
+    marker, gutters, conn = split_prefix(prefix)
+    cut = min(left, len(gutters))  # gutters are one cell per character
+    if not cut:
+        return prefix
+    return f"{marker}‹{gutters[cut + 1 :] if cut < len(gutters) else ''}{conn}"
 
 
 _UNPLACED = -2
+# spine layout work item: (node, parent row-node, real gutter depth, last gutters, connector, on the spine)
+_Work = tuple[int, int, int, tuple[bool, ...], str, bool]
 
 
 class _Node:
@@ -147,6 +185,8 @@ class TreeModel:
         self.filter_mode = filter_mode
         self.query = ""
         self.folded: set[str] = set()
+        # Side branches opened by the user in the spine layout (they start folded there).
+        self.unfolded: set[str] = set()
         self.page_size = max(1, page_size)
         # Tool calls by id, filled lazily from the assistant turns above the tool results that get shown.
         self.tool_calls: dict[str, ToolCallInfo] = {}
@@ -166,9 +206,21 @@ class TreeModel:
         self._row_of: dict[int, int] = {}
         self._vparent: dict[int, int] = {}
         self._vchildren: dict[int, list[int]] = {}
+        # the rows' own tree (what navigation walks): equals the visible tree in the classic layout; in the
+        # spine layout side branches come before the spine child and folded stubs have no children
+        self._rparent: dict[int, int] = {}
+        self._rchildren: dict[int, list[int]] = {}
+        self.spine = False  # the spine layout is in use
+        self._spine_forks: list[int] = []  # rows of fork points on the spine, ascending
+        self._side_roots: set[int] = set()
+        self._sizes: list[int] | None = None
+        self._laid_out: tuple[Any, ...] = ()  # the _rows_key() the rows were laid out for
+        # (layout generation, first row that changed in it): lets the list keep drawn rows above a splice
+        self.layout_change: tuple[int, int] = (0, 0)
         self._active_row_node = -1
         self.selected = 0
         self._last_selected: str | None = selected_id if selected_id is not None else leaf_id
+        self._reveal(selected_id)
         with bulk():
             self._refresh()
 
@@ -219,18 +271,39 @@ class TreeModel:
                     self._nodes[idx]._search = None
             self._passes_cache.pop("labeled-only", None)
             self._warm_at = 0
+        home_changed = home != self.home
         self.home = home
         self.labels = new_labels
+        if leaf_id != self.leaf_id:
+            self._passes_cache.clear()  # "hidden unless it is the leaf" depends on the leaf
+            self._path = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
         self.leaf_id = leaf_id
         self.filter_mode = filter_mode
         self.query = ""
         self.folded.clear()
+        self.unfolded.clear()
         self.page_size = max(1, page_size)
-        self._passes_cache.clear()  # "hidden unless it is the leaf" depends on the leaf
-        self._path = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
         self._anchor = self._active_anchor()
         self._last_selected = selected_id if selected_id is not None else leaf_id
+        self._reveal(selected_id)
+        if self._rows_key() == self._laid_out and not home_changed:
+            # re-opening unchanged: the rows are already laid out for this state
+            self.selected = self._nearest_row(self._last_selected)
+            self._remember()
+            return
         self._refresh()
+
+    def _rows_key(self) -> tuple[Any, ...]:
+        """Everything the rows depend on (besides the entries, fixed per model)."""
+        labels = tuple(sorted(self.labels.items())) if self.filter_mode == "labeled-only" else ()
+        return (
+            self.leaf_id,
+            self.filter_mode,
+            self.query,
+            frozenset(self.folded),
+            frozenset(self.unfolded),
+            labels,
+        )
 
     # ------------------------------------------------------------------ building
     def _build(self, entries: Sequence[Any]) -> None:
@@ -415,11 +488,10 @@ class TreeModel:
                     lst.append(i)
             else:
                 near[i] = near[p] if p >= 0 else -1
-        self._visible = visible
         self._vparent = vparent
         self._vchildren = vchildren
-        self._row_of = {node_i: row for row, node_i in enumerate(visible)}
-        self._layout()
+        self._layout(visible)
+        self._laid_out = self._rows_key()
         leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
         self._active_row_node = -1
         if leaf_i is not None:
@@ -429,7 +501,46 @@ class TreeModel:
         self.selected = self._nearest_row(self._last_selected)
         self._remember()
 
-    def _layout(self) -> None:
+    def _layout(self, visible: list[int]) -> None:
+        """Rows in order with their prefixes: the classic layout while it stays within INDENT_CAP levels, else
+        the spine layout."""
+        self.layout_change = (self.layout_change[0] + 1, 0)
+        self._spine_forks = []
+        self._side_roots = set()
+        spine_root = self._spine_root()
+        self.spine = spine_root >= 0 and self._classic_depth(visible) > INDENT_CAP
+        if self.spine:
+            self._layout_spine(spine_root)
+        else:
+            self._visible = visible
+            self._rparent = self._vparent
+            self._rchildren = self._vchildren
+            self._prefix = self._classic_prefixes(visible)
+        self._row_of = {node_i: row for row, node_i in enumerate(self._visible)}
+
+    def _spine_root(self) -> int:
+        for r in self._vchildren.get(-1, ()):
+            if r in self._path:
+                return r
+        return -1
+
+    def _classic_depth(self, visible: list[int]) -> int:
+        """The deepest indent (levels, a connector counting as one) the classic layout would draw."""
+        vch = self._vchildren
+        vparent = self._vparent
+        level: dict[int, int] = {-1: 0}
+        deepest = 0
+        for i in visible:
+            vp = vparent[i]
+            d = level[vp] + (len(vch[vp]) > 1)
+            level[i] = d
+            if d > deepest:
+                deepest = d
+                if d > INDENT_CAP:
+                    break
+        return deepest
+
+    def _classic_prefixes(self, visible: list[int]) -> list[str]:
         """Prefix strings: indent one level per visible fork, connectors on fork children."""
         gutters: dict[int, tuple[bool, ...]] = {}
         cache: dict[tuple[bool, ...], str] = {(): ""}
@@ -444,7 +555,7 @@ class TreeModel:
                 s = cache[g] = "".join("│  " if cont else "   " for cont in g)
             return s
 
-        for i in self._visible:
+        for i in visible:
             vp = self._vparent[i]
             siblings = vchildren[vp]
             base = gutters[vp] if vp >= 0 else ()
@@ -456,7 +567,151 @@ class TreeModel:
             else:
                 gutters[i] = base
                 prefixes.append(gutter_text(base))
-        self._prefix = prefixes
+        return prefixes
+
+    def _is_folded(self, i: int) -> bool:
+        nid = self._nodes[i].id
+        if nid in self.folded:
+            return True
+        # side branches start folded in the spine layout, except while searching (the matches must show)
+        return i in self._side_roots and not self.query and nid not in self.unfolded
+
+    def _layout_spine(self, spine_root: int) -> None:
+        """The active path at indent 0; each side branch right after its fork point, folded unless opened;
+        inside side branches the classic layout, capped at INDENT_CAP levels."""
+        self._prefix_cache: dict[tuple[int, tuple[bool, ...], str], str] = {}
+        self._visible = []
+        self._prefix = []
+        self._rparent = {}
+        self._rchildren = {}
+        self._spine_forks = []
+        top = self._vchildren.get(-1, [])
+        side_top = [r for r in top if r != spine_root]
+        work: list[_Work] = [(spine_root, -1, 0, (), "", True)]
+        for k in range(len(side_top) - 1, -1, -1):
+            self._side_roots.add(side_top[k])
+            work.append((side_top[k], -1, 0, (), self._connector(side_top[k], False), False))
+        self._rchildren[-1] = [*side_top, spine_root]
+        self._walk(work, self._visible, self._prefix, self._spine_forks)
+
+    def _capped_prefix(self, depth: int, g: tuple[bool, ...], conn: str) -> str:
+        """Gutters and connector, at most INDENT_CAP levels; deeper rows start with their level (``12› ``).
+        ``g`` holds the last INDENT_CAP gutters, ``depth`` the real number of them."""
+        key = (depth, g, conn)
+        out = self._prefix_cache.get(key)
+        if out is None:
+            levels = depth + (1 if conn else 0)
+            shown = g
+            marker = ""
+            if levels > INDENT_CAP:
+                keep = INDENT_CAP - 1 - (1 if conn else 0)
+                shown = g[len(g) - keep :] if keep > 0 else ()
+                marker = f"{levels}{DEPTH_SEP}"
+            out = self._prefix_cache[key] = marker + "".join("│  " if c else "   " for c in shown) + conn
+        return out
+
+    def _connector(self, i: int, last: bool) -> str:
+        mid = "─" if i not in self._vchildren else FOLDED if self._is_folded(i) else FOLDABLE
+        return f"{'└' if last else '├'}{mid} "
+
+    def _walk(self, work: list[_Work], rows: list[int], prefixes: list[str], forks: list[int]) -> None:
+        """Lay out rows depth-first from the work stack (node, parent row-node, real gutter depth, last
+        gutters, connector, on the spine); spine nodes list their side branches before the spine child."""
+        path = self._path
+        vch = self._vchildren
+        rparent = self._rparent
+        rchildren = self._rchildren
+        side_roots = self._side_roots
+        is_folded = self._is_folded
+        connector = self._connector
+        prefix = self._capped_prefix
+        while work:
+            i, rp, depth, g, conn, on_spine = work.pop()
+            rparent[i] = rp
+            rows.append(i)
+            if on_spine:
+                prefixes.append("")
+                kids = vch.get(i)
+                if not kids:
+                    continue
+                nxt = -1
+                side: list[int] = []
+                for c in kids:
+                    if c in path:
+                        nxt = c
+                    else:
+                        side.append(c)
+                rchildren[i] = side + [nxt] if nxt >= 0 else side
+                if side:
+                    forks.append(len(rows) - 1)
+                if nxt >= 0:
+                    work.append((nxt, i, 0, (), "", True))
+                for k in range(len(side) - 1, -1, -1):
+                    c = side[k]
+                    side_roots.add(c)
+                    work.append((c, i, 0, (), connector(c, k == len(side) - 1), False))
+                continue
+            prefixes.append(prefix(depth, g, conn))
+            if is_folded(i):
+                continue
+            kids = vch.get(i)
+            if not kids:
+                continue
+            rchildren[i] = kids
+            # the gutters below this row: a connector row adds one, continuing while later siblings follow
+            if conn:
+                cg = (*g, not conn.startswith("└"))[-INDENT_CAP:]
+                cdepth = depth + 1
+            else:
+                cg, cdepth = g, depth
+            if len(kids) == 1:
+                work.append((kids[0], i, cdepth, cg, "", False))
+                continue
+            for k in range(len(kids) - 1, -1, -1):
+                c = kids[k]
+                work.append((c, i, cdepth, cg, connector(c, k == len(kids) - 1), False))
+
+    def _toggle_side(self, i: int) -> None:
+        """Fold or unfold side branch ``i`` of the spine layout in place: only its rows are laid out and
+        spliced in or out (a 50,000-entry session is not laid out again for one stub)."""
+        r = self._row_of[i]
+        rows, prefixes = self._visible, self._prefix
+        last = prefixes[r].startswith("└")
+        end = r + 1
+        path, side_roots = self._path, self._side_roots
+        while end < len(rows) and rows[end] not in path and rows[end] not in side_roots:
+            end += 1
+        new_rows: list[int] = []
+        new_prefixes: list[str] = []
+        self._walk(
+            [(i, self._rparent[i], 0, (), self._connector(i, last), False)], new_rows, new_prefixes, []
+        )
+        if self._is_folded(i):
+            self._rchildren.pop(i, None)
+        rows[r:end] = new_rows
+        prefixes[r:end] = new_prefixes
+        delta = len(new_rows) - (end - r)
+        forks = self._spine_forks
+        k = bisect_right(forks, r)
+        forks[k:] = [f + delta for f in forks[k:]]
+        self._row_of = dict(zip(rows, range(len(rows)), strict=True))
+        self.layout_change = (self.layout_change[0] + 1, r)
+        self._laid_out = self._rows_key()
+        self.selected = self._nearest_row(self._last_selected)
+        self._remember()
+
+    def _subtree_size(self, i: int) -> int:
+        """Entries in the full tree under ``i`` (itself included); sizes are computed once, on first need."""
+        sizes = self._sizes
+        if sizes is None:
+            nodes = self._nodes
+            sizes = [1] * len(nodes)
+            for k in range(len(nodes) - 1, -1, -1):
+                p = nodes[k].parent
+                if p >= 0:
+                    sizes[p] += sizes[k]
+            self._sizes = sizes
+        return sizes[i]
 
     def _nearest_row(self, entry_id: str | None) -> int:
         """Row of ``entry_id`` or of its nearest visible ancestor; else the last row (pi)."""
@@ -498,34 +753,109 @@ class TreeModel:
 
     def select(self, entry_id: str) -> None:
         self._last_selected = entry_id
+        if self._reveal(entry_id):
+            self._refresh()
         self.selected = self._nearest_row(entry_id)
         self._remember()
 
+    def _reveal(self, entry_id: str | None) -> bool:
+        """Open what hides ``entry_id``: the side branch it is in (folded by default in the spine layout) and
+        any folded ancestor. True if anything changed (the caller refreshes)."""
+        i = self._index.get(entry_id) if entry_id is not None else None
+        changed = False
+        while i is not None and i >= 0 and i not in self._path:
+            node = self._nodes[i]
+            if i != self._index[entry_id] and node.id in self.folded:  # type: ignore[index]
+                self.folded.discard(node.id)
+                changed = True
+            if (node.parent < 0 or node.parent in self._path) and node.id not in self.unfolded:
+                self.unfolded.add(node.id)  # the side branch's first entry (only matters in the spine layout)
+                changed = True
+            i = node.parent
+        return changed
+
     def is_foldable(self, entry_id: str) -> bool:
         i = self._index.get(entry_id)
-        return i is not None and is_foldable(i, self._vparent, self._vchildren, self._row_of)
+        if i is None or i not in self._row_of:
+            return False
+        if self.spine:
+            if i in self._path:
+                return False  # the spine always shows
+            if i in self._side_roots:
+                return bool(self._vchildren.get(i))
+        return is_foldable(i, self._vparent, self._vchildren, self._row_of)
+
+    def is_folded(self, entry_id: str) -> bool:
+        """Shown folded: folded by the user, or a side branch of the spine layout not opened yet."""
+        i = self._index.get(entry_id)
+        if i is None or i not in self._row_of:
+            return False
+        return entry_id in self.folded or (bool(self._vchildren.get(i)) and self._is_folded(i))
+
+    def _auto_folding(self, i: int | None) -> bool:
+        """A side branch of the spine layout while not searching: folded unless the user opened it."""
+        return self.spine and i in self._side_roots and not self.query and i in self._row_of
+
+    def fold(self, entry_id: str) -> None:
+        i = self._index.get(entry_id)
+        if self._auto_folding(i) and entry_id not in self.folded:
+            self.unfolded.discard(entry_id)
+            self._toggle_side(i)  # type: ignore[arg-type]
+            return
+        self.unfolded.discard(entry_id)
+        self.folded.add(entry_id)
+        self._refresh()
+
+    def unfold(self, entry_id: str) -> None:
+        i = self._index.get(entry_id)
+        if self._auto_folding(i) and entry_id not in self.folded:
+            self.unfolded.add(entry_id)
+            self._toggle_side(i)  # type: ignore[arg-type]
+            return
+        self.folded.discard(entry_id)
+        if i is not None and i in self._side_roots:
+            self.unfolded.add(entry_id)
+        self._refresh()
+
+    def unfold_selected(self) -> bool:
+        """Unfold the selected row if it is folded (→ on a stub); False when there was nothing to unfold."""
+        sid = self.selected_id
+        if sid is None or not self.is_folded(sid):
+            return False
+        self.unfold(sid)
+        return True
 
     def fold_or_up(self) -> None:
         sid = self.selected_id
         if sid is None:
             return
-        if self.is_foldable(sid) and sid not in self.folded:
-            self.folded.add(sid)
-            self._refresh()
+        i = self._visible[self.selected]
+        if self.is_foldable(sid) and not self.is_folded(sid):
+            self.fold(sid)
+        elif self.spine and i in self._path:
+            self._set(spine_fork_up(self.selected, self._spine_forks))
+        elif self.spine and i in self._side_roots:
+            self._set(self._row_of.get(self._rparent[i], self.selected))  # back to its fork on the spine
         else:
             self._set(
-                segment_start_up(self.selected, self._visible, self._vparent, self._vchildren, self._row_of)
+                segment_start_up(self.selected, self._visible, self._rparent, self._rchildren, self._row_of)
             )
 
     def unfold_or_down(self) -> None:
         sid = self.selected_id
         if sid is None:
             return
-        if sid in self.folded:
-            self.folded.discard(sid)
-            self._refresh()
+        if self.is_folded(sid):
+            self.unfold(sid)
+        elif self.spine and self._visible[self.selected] in self._path:
+            self._set(spine_fork_down(self.selected, self._spine_forks, self._spine_end()))
         else:
-            self._set(segment_start_down(self.selected, self._visible, self._vchildren, self._row_of))
+            self._set(segment_start_down(self.selected, self._visible, self._rchildren, self._row_of))
+
+    def _spine_end(self) -> int:
+        """Row of the last spine entry (the active leaf or the entry it hangs under)."""
+        leaf = self._index.get(self.leaf_id) if self.leaf_id else None
+        return self._nearest_row(self.leaf_id) if leaf is not None else len(self._visible) - 1
 
     # ------------------------------------------------------------------ filter, search, labels
     def set_filter(self, mode: str) -> None:
@@ -533,6 +863,7 @@ class TreeModel:
             raise ValueError(f"Unknown tree filter {mode!r}; expected one of {', '.join(FILTERS)}")
         self.filter_mode = mode
         self.folded.clear()
+        self.unfolded.clear()
         self._refresh()
 
     def filter_key(self, key: str) -> bool:
@@ -547,6 +878,7 @@ class TreeModel:
         if query != self.query:
             self.query = query
             self.folded.clear()
+            self.unfolded.clear()
             self._refresh()
 
     def type_text(self, text: str) -> None:
@@ -585,19 +917,31 @@ class TreeModel:
     def selected_id(self) -> str | None:
         return self._nodes[self._visible[self.selected]].id if self._visible else None
 
-    def row(self, r: int) -> Row:
+    def _row_marks(self, r: int) -> tuple[int, str, str, bool]:
+        """(node, prefix, fold marker, folded) of row ``r`` — the row's shape without its text."""
         i = self._visible[r]
-        node = self._nodes[i]
+        nid = self._nodes[i].id
         prefix = self._prefix[r]
         has_connector = prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} "))
+        folded = nid in self.folded or (self.spine and i in self._side_roots and self._is_folded(i))
+        return i, prefix, f"{FOLDED} " if folded and not has_connector else "", folded
+
+    def row(self, r: int) -> Row:
+        i, prefix, fold_marker, folded = self._row_marks(r)
+        node = self._nodes[i]
+        stub = ""
+        if self.spine and folded and self._vchildren.get(i):
+            size = self._subtree_size(i)
+            stub = f"{size} {'entry' if size == 1 else 'entries'} · "
         return Row(
             id=node.id,
             prefix=prefix,
-            fold_marker=f"{FOLDED} " if node.id in self.folded and not has_connector else "",
+            fold_marker=fold_marker,
             on_path=i in self._path,
             is_active=i == self._active_row_node,
             label=self.labels.get(node.id),
             text=self._shown(i),
+            stub=stub,
         )
 
     def rows(self) -> list[Row]:
@@ -609,7 +953,16 @@ class TreeModel:
         label = f"[{row.label}] " if row.label else ""
         path = PATH_MARK if row.on_path else ""
         active = f"  {ACTIVE_MARK}" if row.is_active else ""
-        return f"{row.prefix}{row.fold_marker}{path}{label}{row.text.tag}{row.text.body}{active}"
+        return f"{row.prefix}{row.fold_marker}{path}{row.stub}{label}{row.text.tag}{row.text.body}{active}"
+
+    def text_start(self, r: int) -> int:
+        """Cells before the row's own text (prefix, fold and path marks) — where a reader's eye lands."""
+        i, prefix, fold_marker, _ = self._row_marks(r)
+        return cell_len(prefix) + cell_len(fold_marker) + (len(PATH_MARK) if i in self._path else 0)
+
+    def cuttable(self, r: int) -> int:
+        """Cells of gutters the list may cut on the left of row ``r`` to bring its text into view."""
+        return len(split_prefix(self._prefix[r])[1])
 
     def filter_tag(self) -> str:
         return FILTER_TAGS[self.filter_mode]
@@ -658,6 +1011,12 @@ class TreeModel:
                     break
             i = node.parent
         marks.reverse()
+        # Off the active path: where it branched off the spine leads, so a deep side entry reads in context.
+        j = idx
+        while j >= 0 and j not in self._path and self._path:
+            j = self._nodes[j].parent
+        if j >= 0 and j != idx and all(mid != self._nodes[j].id for mid, _, _ in marks):
+            marks.insert(0, (self._nodes[j].id, self._shown(j), True))
         return self._nodes[idx].depth + 1, marks
 
     def is_user_entry(self, entry_id: str) -> bool:

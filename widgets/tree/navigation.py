@@ -7,6 +7,7 @@ The model owns the state and calls these.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 
 FILTERS: tuple[str, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
@@ -72,6 +73,44 @@ def segment_start_up(
         if len(vchildren[vp]) > 1 and row_of[i] < selected:
             return row_of[i]
         i = vp
+
+
+def spine_fork_down(selected: int, forks: Sequence[int], end: int) -> int:
+    """The next fork point on the spine below the selected row (``forks``: ascending rows), else ``end``."""
+    k = bisect_right(forks, selected)
+    return forks[k] if k < len(forks) else max(end, selected)
+
+
+def spine_fork_up(selected: int, forks: Sequence[int]) -> int:
+    """The previous fork point on the spine above the selected row, else the first row."""
+    k = bisect_left(forks, selected)
+    return forks[k - 1] if k > 0 else 0
+
+
+def follow(selected: int, top: int, height: int, rows: int) -> int:
+    """The first row to show so ``selected`` is in a ``height``-row view: unchanged while it is in view; a
+    selection that left the view by more than a screen (open, filter, search, jumps) lands a third down."""
+    if height <= 0 or rows <= 0:
+        return 0
+    top = max(0, min(top, max(0, rows - height)))
+    if top <= selected < top + height:
+        return top
+    if top - height <= selected < top:
+        return selected
+    if top + height <= selected < top + 2 * height:
+        return selected - height + 1
+    return max(0, min(selected - height // 3, rows - height))
+
+
+def follow_x(text_start: int, left: int, width: int) -> int:
+    """Columns to cut on the left so the selected row's text starts within the first third of ``width``
+    (kept while it is still there, so rows don't shift on every move)."""
+    third = max(1, width // 3)
+    if left <= text_start <= left + third:
+        return left
+    if text_start <= third:
+        return 0
+    return text_start - third
 
 
 def filter_for_key(key: str, current: str) -> str | None:

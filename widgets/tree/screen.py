@@ -1,8 +1,8 @@
 """The /tree browser: the session tree on the left, the selected entry in full on the right, one key per action.
 
 Pushed by the App (``push_screen(TreeBrowserScreen(model), callback)``); it returns a :class:`TreeAction` or
-None (Esc). Keys follow pi's tree selector — ↑/↓ wrap, ←/→ page, Ctrl/Alt+←/→ fold or jump between branch
-segments, Ctrl+D/T/U/L/A filters, Ctrl+O / Ctrl+Shift+O cycle, typing searches — plus the actions: Enter
+None (Esc). Keys follow pi's tree selector — ↑/↓ wrap, ←/→ page (→ on a folded row unfolds it), Ctrl/Alt+←/→
+fold or jump between branch segments, Ctrl+D/T/U/L/A filters, Ctrl+O / Ctrl+Shift+O cycle, typing searches — plus the actions: Enter
 continue here, ``f`` fork to a new file, ``c`` clone the path, ``y`` copy the text, Shift+L label. While the
 search is empty, ``f``/``c``/``y`` are actions; ``/`` starts a search explicitly (then every key types).
 """
@@ -226,6 +226,9 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         self._sync(rows_changed=False, old_row=old)
 
     def action_page(self, pages: int) -> None:
+        if pages > 0 and self.model.unfold_selected():  # → on a folded stub opens it in place
+            self._sync()
+            return
         self.model.page_size = max(1, self.tree_list.size.height - 1)
         self.model.page(pages)
         self._sync(rows_changed=False)

@@ -25,7 +25,8 @@ from .entry_text import (
     STYLE_TOOL,
     STYLE_USER,
 )
-from .model import ACTIVE_MARK, PATH_MARK, TreeModel
+from .model import ACTIVE_MARK, PATH_MARK, TreeModel, shifted_prefix
+from .navigation import follow, follow_x
 
 _TEXT_CLASS = {
     STYLE_USER: "tree-list--user",
@@ -81,8 +82,12 @@ class TreeList(ScrollView, can_focus=True):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
         self._styles: dict[str, Style] = {}
-        # Drawn lines by (row, selected, width); cleared whenever the rows or styles change.
+        self._base: Style | None = None
+        self._layout_seen = -1  # the model's layout generation the drawn lines belong to
+        # Drawn lines by (row, selected, width); cleared whenever the rows, styles or the left cut change.
         self._strips: dict[tuple[int, bool, int], Strip] = {}
+        # Cells cut on the left of every row so the selected row's text shows (deep rows in a narrow pane).
+        self.left = 0
 
     def on_mount(self) -> None:
         self.refresh_rows()
@@ -90,10 +95,15 @@ class TreeList(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+        self._base = None
         self._strips.clear()
 
     def on_resize(self) -> None:
+        # The first real size arrives after mount: only now can the selected row be scrolled into view.
         self._strips.clear()
+        self.virtual_size = Size(self.size.width, len(self.model))
+        self.scroll_to_cursor()
+        self.refresh()
 
     def _style(self, name: str) -> Style:
         style = self._styles.get(name)
@@ -103,40 +113,91 @@ class TreeList(ScrollView, can_focus=True):
 
     def refresh_rows(self) -> None:
         """The model changed (rows, filter or selection): resize, keep the cursor in view, redraw."""
-        self._strips.clear()
-        self.virtual_size = Size(self.size.width, len(self.model))
+        gen, first = self.model.layout_change
+        # rows above an in-place splice (an unfolded stub) keep their drawn lines; 0: redraw all (also when
+        # only the cursor moved, as the row it left is not known here)
+        first = first if gen == self._layout_seen + 1 else 0
+        if gen != self._layout_seen:
+            self._layout_seen = gen
+            if first == 0:
+                self._strips.clear()
+            else:
+                for key in [k for k in self._strips if k[0] >= first]:
+                    del self._strips[key]
+        top, left = int(self.scroll_offset.y), self.left
+        self._set_rows(len(self.model))
         self.scroll_to_cursor()
-        self.refresh()
+        height = self._height()
+        if first > top and int(self.scroll_offset.y) == top and self.left == left:
+            self.refresh_lines(first, max(1, height - (first - top)))  # content rows; the view did not move
+        else:
+            self.refresh()
+
+    def _set_rows(self, rows: int) -> None:
+        """New row count. While the scrollbar stays (rows still overflow the view), only the scrollbar is
+        updated: setting ``virtual_size`` runs a layout pass of the whole screen, ~20-40 ms per unfolded stub."""
+        size = Size(self.size.width, rows)
+        if size == self.virtual_size:
+            return
+        height = self._height()
+        overflowing = self.virtual_size.height > height and rows > height
+        if (
+            height > 0
+            and overflowing
+            and self.show_vertical_scrollbar
+            and size.width == self.virtual_size.width
+        ):
+            self.set_reactive(TreeList.virtual_size, size)
+            bar = self.vertical_scrollbar
+            bar.window_virtual_size = rows
+            bar.refresh()
+        else:
+            self.virtual_size = size
 
     def cursor_moved(self, old_row: int) -> None:
         """Only the selection moved: repaint the two lines involved, or scroll when it left the view."""
         new_row = self.model.selected
         top = int(self.scroll_offset.y)
-        height = self.scrollable_content_region.height or self.size.height
-        if top <= new_row < top + height:
+        height = self._height()
+        if top <= new_row < top + height and not self._follow_x():
             self.refresh_line(old_row)
             self.refresh_line(new_row)
         else:
             self.scroll_to_cursor()
             self.refresh()
 
+    def _height(self) -> int:
+        return self.scrollable_content_region.height or self.size.height
+
+    def _follow_x(self) -> bool:
+        """Keep the selected row's text within the first third of the width; True if the cut changed."""
+        width = self.scrollable_content_region.width
+        model = self.model
+        if width <= 0 or not len(model):
+            return False
+        sel = model.selected
+        left = min(follow_x(2 + model.text_start(sel), self.left, width), model.cuttable(sel))
+        if left == self.left:
+            return False
+        self.left = left
+        self._strips.clear()
+        return True
+
     def scroll_to_cursor(self) -> None:
-        height = self.scrollable_content_region.height or self.size.height
+        height = self._height()
         if height <= 0:
             return
-        sel = self.model.selected
-        top = int(self.scroll_offset.y)
-        if sel < top:
-            top = sel
-        elif sel >= top + height:
-            top = sel - height + 1
-        self.scroll_to(y=max(0, top), animate=False, immediate=True)
+        self._follow_x()
+        top = follow(self.model.selected, int(self.scroll_offset.y), height, len(self.model))
+        self.scroll_to(y=top, animate=False, immediate=True)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         index = int(self.scroll_offset.y) + y
         model = self.model
-        base = self.rich_style
+        base = self._base
+        if base is None:  # the widget's style, resolved once per style change (it walks the DOM)
+            base = self._base = self.rich_style
         if index >= len(model):
             return Strip.blank(width, base)
         selected = index == model.selected
@@ -153,12 +214,15 @@ class TreeList(ScrollView, can_focus=True):
         s = self._style
         segs: list[Segment] = [
             Segment("› " if selected else "  ", s("tree-list--accent")),
-            Segment(row.prefix, s("tree-list--dim")),
+            # deep rows lose gutters on the left (never their text) so the selected row reads
+            Segment(shifted_prefix(row.prefix, self.left), s("tree-list--dim")),
         ]
         if row.fold_marker:
             segs.append(Segment(row.fold_marker, s("tree-list--accent")))
         if row.on_path:
             segs.append(Segment(PATH_MARK, s("tree-list--accent")))
+        if row.stub:
+            segs.append(Segment(row.stub, s("tree-list--muted")))
         if row.label:
             segs.append(Segment(f"[{row.label}] ", s("tree-list--label")))
         text_style = s(_TEXT_CLASS.get(row.text.style, "tree-list--dim"))

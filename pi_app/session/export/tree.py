@@ -1,4 +1,10 @@
-"""The sidebar: the whole session tree flattened into rows, indented only where the tree forks."""
+"""The sidebar: the whole session tree flattened into rows, indented only where the tree forks.
+
+Deep trees (forks nested more than INDENT_CAP levels) follow /tree's spine layout: the active path at no
+indent, each side branch right after its fork point as a folded ``<details>`` stub ("└⊞ 48 entries · …",
+readable and openable without JavaScript), indentation inside capped at INDENT_CAP levels with the real depth
+shown as a marker (``12›``).
+"""
 
 from __future__ import annotations
 
@@ -15,12 +21,17 @@ from .render import Entry, esc, shorten_path
 SETTINGS_TYPES = ("label", "custom", "model_change", "thinking_level_change")
 
 
+INDENT_CAP = 8  # as /tree: indent levels drawn at most
+
+
 @dataclass
 class TreeRow:
     entry: Entry
-    depth: int
+    depth: int  # the real indent level
     label: str | None
     on_active_path: bool
+    stub_size: int = 0  # > 0: a folded side branch of this many entries starts at this row
+    stub_closes: bool = False  # the side branch that holds this row ends after it
 
 
 def flatten_tree(entries: list[Entry], active_ids: set[str]) -> list[TreeRow]:
@@ -52,6 +63,45 @@ def flatten_tree(entries: list[Entry], active_ids: set[str]) -> list[TreeRow]:
         rows.append(TreeRow(node.entry, depth, node.label, eid in active_ids))
         child_depth = depth + 1 if len(node.children) > 1 else depth
         work.extend((c, child_depth) for c in reversed(ordered(node.children)))
+    if not any(contains.values()) or max((r.depth for r in rows), default=0) <= INDENT_CAP:
+        return rows
+    sizes: dict[str, int] = {}
+    for node in reversed(order):
+        sizes[node.entry["id"]] = 1 + sum(sizes[c.entry["id"]] for c in node.children)
+    return _spine_rows(roots, contains, active_ids, sizes)
+
+
+def _spine_rows(
+    roots: list[Any], contains: dict[str, bool], active_ids: set[str], sizes: dict[str, int]
+) -> list[TreeRow]:
+    """The spine layout: path nodes at depth 0, each side branch (a stub) listed right after its fork."""
+    rows: list[TreeRow] = []
+
+    def side(root: Any) -> None:
+        start = len(rows)
+        work = [(root, 1)]
+        while work:
+            node, depth = work.pop()
+            rows.append(TreeRow(node.entry, depth, node.label, False))
+            child_depth = depth + 1 if len(node.children) > 1 else depth
+            work.extend((c, child_depth) for c in reversed(node.children))
+        rows[start].stub_size = sizes[root.entry["id"]]
+        rows[-1].stub_closes = True
+
+    spine = [r for r in roots if contains[r.entry["id"]]]
+    for r in roots:
+        if not contains[r.entry["id"]]:
+            side(r)
+    node = spine[0] if spine else None
+    while node is not None:
+        rows.append(TreeRow(node.entry, 0, node.label, node.entry["id"] in active_ids))
+        nxt = None
+        for c in node.children:
+            if contains[c.entry["id"]]:
+                nxt = c
+            else:
+                side(c)
+        node = nxt
     return rows
 
 
@@ -168,8 +218,24 @@ def render_tree(entries: list[Entry], active_ids: set[str], leaf_id: str | None)
             classes.append("current")
         if row.entry.get("type") in SETTINGS_TYPES:
             classes.append("tree-setting")
-        rows.append(
-            f'<a class="{" ".join(classes)}" href="?leafId={esc(eid)}" data-id="{esc(eid)}" '
-            f'style="padding-left:{0.4 + row.depth * 1.1:.1f}em">{node_html(row.entry, row.label, tool_calls)}</a>'
-        )
+        shown = min(row.depth, INDENT_CAP)
+        marker = f'<span class="tree-muted">{row.depth}›</span> ' if row.depth > INDENT_CAP else ""
+        pad = f"{0.4 + shown * 1.1:.1f}em"
+        if row.stub_size:
+            # a folded side branch: the count toggles it, the entry itself still links to its branch
+            size = f"{row.stub_size} {'entry' if row.stub_size == 1 else 'entries'}"
+            rows.append(
+                f'<details class="tree-stub"><summary style="padding-left:{pad};cursor:pointer;'
+                f'white-space:nowrap;overflow:hidden;text-overflow:ellipsis">'
+                f'<span class="tree-muted">└⊞ {size} ·</span> '
+                f'<a class="{" ".join(classes)}" href="?leafId={esc(eid)}" data-id="{esc(eid)}" '
+                f'style="display:inline;padding:0">{node_html(row.entry, row.label, tool_calls)}</a></summary>'
+            )
+        else:
+            rows.append(
+                f'<a class="{" ".join(classes)}" href="?leafId={esc(eid)}" data-id="{esc(eid)}" '
+                f'style="padding-left:{pad}">{marker}{node_html(row.entry, row.label, tool_calls)}</a>'
+            )
+        if row.stub_closes:
+            rows.append("</details>")
     return "\n".join(rows)
