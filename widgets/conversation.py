@@ -5,14 +5,19 @@ and for a live user prompt alike; live streaming (the assistant's deltas, tool c
 through :meth:`Conversation.apply` and the ``append_*`` methods, and uses the same tool-panel and tool-result
 steps as the history. How a tool looks is its presenter's business (:mod:`pi_app.tools.presenters`).
 
+Keyboard selection is a cursor on the conversation: ``start_selection`` puts it on the newest copyable
+entry and focuses the conversation, whose own bindings move it (up/down) and ask the app to copy (c/enter).
 Scrolling, pruning, the ``↓ N new`` badge and the bounded first paint of a resume are :class:`ChatLog`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 
 from pi_app.agent.events import (
@@ -34,7 +39,9 @@ from widgets.messages import AssistantMessageView, UserMessageView
 from widgets.notices import BranchSummaryView, CompactionSummaryView, ErrorNotice, InfoNotice, Notice
 from widgets.tool_panel import ToolPanel
 
-__all__ = ["Conversation", "role_of", "tool_results_by_id"]
+__all__ = ["SELECTED", "Conversation", "copy_source", "role_of", "tool_results_by_id"]
+
+SELECTED = "-pi-selected"
 
 
 def _field(msg: Any, name: str, default: Any = None) -> Any:
@@ -55,6 +62,20 @@ def tool_results_by_id(messages: Iterable[Any]) -> dict[str, Any]:
     }
 
 
+def copy_source(widget: Widget) -> str | None:
+    """What copying a selected entry copies: a message's Markdown, a tool's output, a bash command with its
+    output (None: the entry is not selectable)."""
+    if isinstance(widget, UserMessageView):
+        return widget.text
+    if isinstance(widget, AssistantMessageView):
+        return widget.text.strip() or None
+    if isinstance(widget, ToolPanel):
+        return widget.result.output if widget.result is not None else None
+    if isinstance(widget, BashExecutionView):
+        return f"$ {widget.command}\n{widget.output}".rstrip("\n")
+    return None
+
+
 def _hide_if_silent(view: AssistantMessageView) -> AssistantMessageView:
     if not view.frozen_markup():
         view.display = False  # a tool-call-only turn: its panels speak for it
@@ -63,6 +84,25 @@ def _hide_if_silent(view: AssistantMessageView) -> AssistantMessageView:
 
 class Conversation(ChatLog):
     """The chat log that knows the session's messages and events."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "selection_move(-1)", "Previous message", show=False),
+        Binding("down", "selection_move(1)", "Next message", show=False),
+        Binding("c,enter", "selection_copy", "Copy selected message", show=False),
+    ]
+
+    cursor: var[int | None] = var(None)  # index among the selectable entries; None: no selection
+
+    class CopyRequested(Message):
+        """c/enter on the selected entry: the app copies :meth:`Conversation.selected_text`."""
+
+        def __init__(self, conversation: Conversation) -> None:
+            super().__init__()
+            self.conversation = conversation
+
+        @property
+        def control(self) -> Conversation:
+            return self.conversation
 
     def __init__(self, *, home: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -259,3 +299,60 @@ class Conversation(ChatLog):
             if event.reason == "manual" and not text.startswith("Compaction"):
                 text = f"Compaction failed: {text}"
             await self.add(ErrorNotice(text))
+
+    # ================================================================== keyboard selection (a cursor)
+    @property
+    def selecting(self) -> bool:
+        return self.cursor is not None
+
+    def selectable(self) -> list[Widget]:
+        return [w for w in self.items if w.display and copy_source(w) is not None]
+
+    def start_selection(self) -> None:
+        """ctrl+up: select the newest selectable entry and take the keys (the editor would swallow "c")."""
+        items = self.selectable()
+        if not items:
+            return
+        self.cursor = len(items) - 1
+        self.focus()
+
+    def stop_selection(self) -> None:
+        self.cursor = None
+
+    def selected(self) -> Widget | None:
+        items = self.selectable()
+        if self.cursor is None or not items:
+            return None
+        return items[min(self.cursor, len(items) - 1)]
+
+    def selected_text(self) -> str | None:
+        widget = self.selected()
+        return copy_source(widget) if widget is not None else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "selection_copy":
+            return self.selecting
+        return True
+
+    def action_selection_move(self, delta: int) -> None:
+        if self.cursor is None:  # these bindings replace the scroll view's up/down: scroll as it would
+            if delta < 0:
+                self.action_scroll_up()
+            else:
+                self.action_scroll_down()
+            return
+        items = self.selectable()
+        if items:
+            self.cursor = max(0, min(len(items) - 1, self.cursor + delta))
+
+    def action_selection_copy(self) -> None:
+        self.post_message(self.CopyRequested(self))
+
+    def watch_cursor(self, cursor: int | None) -> None:
+        items = self.selectable()
+        for widget in self.items:
+            widget.set_class(False, SELECTED)
+        if cursor is not None and items:
+            widget = items[min(cursor, len(items) - 1)]
+            widget.set_class(True, SELECTED)
+            self.scroll_to_widget(widget, animate=False)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import Binding, BindingsMap, BindingType
 from textual.widget import Widget
 
 import themes
@@ -100,10 +100,8 @@ class PiApp(App[None]):
         Binding(
             UNBOUND, "slash_command('resume')", "Resume a session", priority=True, id="app.session.resume"
         ),
+        # up/down and c/enter then belong to the conversation (its own bindings, while it has the cursor)
         Binding("ctrl+up", "select_messages", "Select a message (c/enter copies)", priority=True),
-        Binding("up", "selection_move(-1)", "Previous message", show=False, priority=True),
-        Binding("down", "selection_move(1)", "Next message", show=False, priority=True),
-        Binding("c,enter", "selection_copy", "Copy selected message", show=False, priority=True),
     ]
 
     def __init__(self, session: AgentSession, options: TuiOptions | None = None) -> None:
@@ -203,10 +201,8 @@ class PiApp(App[None]):
     def action_select_messages(self) -> None:
         self.selection.start()
 
-    def action_selection_move(self, delta: int) -> None:
-        self.selection.move(delta)
-
-    async def action_selection_copy(self) -> None:
+    @on(Conversation.CopyRequested)
+    async def _copy_selected(self) -> None:
         await self.keys.selection_copy()
 
     # ================================================================== dialogs (see Dialogs)
@@ -565,8 +561,13 @@ class PiApp(App[None]):
         keymap = keymap_of(self.key_overrides)
         rows: list[tuple[str, str]] = []
         seen: set[str] = set()
-        for node_type in (type(self), type(self.editor)):
-            for key, bindings in effective_bindings(node_type, keymap).items():
+        tables = (  # the app's keys, the conversation's own selection keys, the editor's
+            effective_bindings(type(self), keymap),
+            BindingsMap(Conversation.BINDINGS).key_to_bindings,
+            effective_bindings(type(self.editor), keymap),
+        )
+        for table in tables:
+            for key, bindings in table.items():
                 for binding in bindings:
                     if not binding.description or key in seen:
                         continue

@@ -95,3 +95,34 @@ async def test_the_pump_posts_screen_changes_as_messages(project: Path, faux) ->
         await pilot.pause()
         assert seen[0] == "status:working"
         assert seen.index("status:idle") > 0 and seen[-1] == "footer"  # agent_end: idle, then the footer
+
+
+async def test_selection_is_a_cursor_with_the_conversations_own_keys() -> None:
+    from tests.widgets.harness import PiTestApp
+
+    conversation = Conversation()
+    copies: list[str | None] = []
+
+    class Host(PiTestApp):
+        def on_conversation_copy_requested(self, message: Conversation.CopyRequested) -> None:
+            copies.append(message.control.selected_text())
+            message.control.stop_selection()
+
+    app = Host([conversation])
+    async with app.run_test(size=(60, 10)) as pilot:
+        for i in range(30):
+            await conversation.add(UserMessageView(f"m{i}"))
+        conversation.focus()
+        conversation.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.press("down", "down", "c")  # no cursor: the keys scroll, "c" does nothing
+        await pilot.pause()
+        assert conversation.scroll_y == 2 and copies == [] and not conversation.selecting
+        conversation.start_selection()
+        await pilot.press("up", "up", "down")
+        await pilot.pause()
+        assert [w.text for w in conversation.items if w.has_class("-pi-selected")] == ["m28"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert copies == ["m28"] and not conversation.selecting
+        assert not any(w.has_class("-pi-selected") for w in conversation.items)
