@@ -12,7 +12,8 @@ Scrolling, pruning, the ``↓ N new`` badge and the bounded first paint of a res
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -213,6 +214,20 @@ class Conversation(ChatLog):
         for widget in widgets:
             await self.add(widget)
         return widgets
+
+    async def start_bash(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        tick: bool = True,
+    ) -> BashExecutionView:
+        """The user's ``!cmd`` while it runs (the caller feeds its output and finishes it); once stored,
+        the ``bashExecution`` message shows through :meth:`widgets_for` in the same view."""
+        view = BashExecutionView(command, clock=clock, tick=tick, exclude_from_context=exclude_from_context)
+        await self.add(view)
+        return view
 
     async def apply(self, event: SessionEvent) -> None:
         """A session event that changes what the conversation shows (others are ignored here). Text and

@@ -31,7 +31,6 @@ from pi_app.tui.options import TuiOptions
 from pi_app.tui.screens.settings import ThemeSelectScreen
 from pi_app.tui.selection import MessageSelection
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, setup_themes
-from widgets.bash_view import BashExecutionView
 from widgets.chat_log import ChatLog
 from widgets.completion import CompletionMenu, DefaultCompletionProvider
 from widgets.conversation import Conversation
@@ -505,10 +504,9 @@ class PiApp(App[None]):
             )
             self.editor.load_text(original)
             return
-        view = BashExecutionView(
-            command, clock=self.options.clock, tick=not self.options.test_mode, exclude_from_context=exclude
+        view = await self.chat.start_bash(
+            command, exclude_from_context=exclude, clock=self.options.clock, tick=not self.options.test_mode
         )
-        await self.chat.add(view)
         try:
             result = await session.execute_bash(command, exclude, view.append_output)
         except Exception as exc:
