@@ -1,7 +1,8 @@
 """The interactive app: chat, queue, status line, editor and footer, driven by an AgentSession.
 
 The agent runs on the app's own event loop (``session.prompt`` is awaited in a Textual worker); the
-session's events reach the :class:`Conversation` (and, as Messages, the app) through :class:`EventBridge`. Keys follow pi (spec §7.2).
+session's events reach the :class:`Conversation` (and, as Messages, the app) through :class:`EventBridge`.
+Keys follow pi (spec §7.2).
 """
 
 from __future__ import annotations
