@@ -14,6 +14,7 @@ from textual import events
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -59,6 +60,10 @@ class ChatLog(VerticalScroll, can_focus=True):
         Binding("home", "scroll_to_top", "Top", show=False),
     ]
 
+    # Global toggles (ctrl+o, ctrl+t): every entry follows them, those mounted later too.
+    tools_expanded: var[bool] = var(False)
+    hide_thinking: var[bool] = var(False)
+
     class EarlierRequested(Message):
         """The user reached the top while older entries exist; answer with ``prepend_history``."""
 
@@ -76,8 +81,6 @@ class ChatLog(VerticalScroll, can_focus=True):
         self.wheel_lines = wheel_lines
         self.new_count = 0
         self.has_earlier = False
-        self.tools_expanded = False
-        self.hide_thinking = False
         self._badge = NewOutputBadge()
         self._earlier_pending = False
 
@@ -209,20 +212,24 @@ class ChatLog(VerticalScroll, can_focus=True):
         if callable(setter):
             setter(self.hide_thinking)
 
-    def set_tools_expanded(self, expanded: bool) -> None:
+    def watch_tools_expanded(self, expanded: bool) -> None:
         """ctrl+o: expand or collapse every tool box and summary."""
-        self.tools_expanded = expanded
         for widget in self.items:
             if isinstance(widget, Expandable):
                 widget.set_expanded(expanded)
 
-    def set_hide_thinking(self, hide: bool) -> None:
+    def watch_hide_thinking(self, hide: bool) -> None:
         """ctrl+t: hide or show thinking blocks everywhere."""
-        self.hide_thinking = hide
         for widget in self.items:
             setter = getattr(widget, "set_hide_thinking", None)
             if callable(setter):
                 setter(hide)
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        self.tools_expanded = expanded
+
+    def set_hide_thinking(self, hide: bool) -> None:
+        self.hide_thinking = hide
 
     # ------------------------------------------------------------------ scrolling
     def action_scroll_to_latest(self) -> None:

@@ -12,6 +12,7 @@ from textual.reactive import var
 from textual.widgets import Static
 
 from pi_app.ai.types import ToolResultMessage
+from pi_app.tools.presenters import presenter_for
 from widgets.rendering import Throttle, on_theme_change
 from widgets.tool_format import ToolResultData, format_tool
 
@@ -59,7 +60,7 @@ class ToolPanel(Static):
         on_theme_change(self, self._render_panel)
 
     def on_resize(self) -> None:
-        if self.tool_name == "bash":  # bash previews count visual lines, which depend on width
+        if presenter_for(self.tool_name).body == "tail":  # tail previews count visual lines (width-bound)
             self._throttle()
 
     # --------------------------------------------------------------- driven by agent events

@@ -1,7 +1,8 @@
 """The interactive app: chat, queue, status line, editor and footer, driven by an AgentSession.
 
 The agent runs on the app's own event loop (``session.prompt`` is awaited in a Textual worker); the
-session's events reach the widgets through :class:`EventBridge`. Keys follow pi (spec §7.2).
+session's events reach the :class:`Conversation` (and, as Messages, the app) through :class:`EventBridge`.
+Keys follow pi (spec §7.2).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import Binding, BindingsMap, BindingType
 from textual.widget import Widget
 
 import themes
+from pi_app.ai.text import text_of
 from pi_app.session.results import Cancelled
 from pi_app.tools.file_index import FileIndex
 from pi_app.tui.bridge import EventBridge
@@ -24,16 +26,15 @@ from pi_app.tui.commands import completion_commands, find_command, run_command, 
 from pi_app.tui.dialogs import Dialogs
 from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
-from pi_app.tui.history_view import tool_results_by_id, widgets_for
 from pi_app.tui.key_actions import KeyActions
 from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.screens.settings import ThemeSelectScreen
 from pi_app.tui.selection import MessageSelection
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, setup_themes
-from widgets.bash_view import BashExecutionView
 from widgets.chat_log import ChatLog
 from widgets.completion import CompletionMenu, DefaultCompletionProvider
+from widgets.conversation import Conversation
 from widgets.editor import PromptEditor
 from widgets.footer import PiFooter
 from widgets.history import History
@@ -99,10 +100,8 @@ class PiApp(App[None]):
         Binding(
             UNBOUND, "slash_command('resume')", "Resume a session", priority=True, id="app.session.resume"
         ),
+        # up/down and c/enter then belong to the conversation (its own bindings, while it has the cursor)
         Binding("ctrl+up", "select_messages", "Select a message (c/enter copies)", priority=True),
-        Binding("up", "selection_move(-1)", "Previous message", show=False, priority=True),
-        Binding("down", "selection_move(1)", "Next message", show=False, priority=True),
-        Binding("c,enter", "selection_copy", "Copy selected message", show=False, priority=True),
     ]
 
     def __init__(self, session: AgentSession, options: TuiOptions | None = None) -> None:
@@ -122,7 +121,6 @@ class PiApp(App[None]):
             osc52=self.copy_to_clipboard
         )
         self.home = self.options.home if self.options.home is not None else os.path.expanduser("~")
-        self.bridge = EventBridge(self)
         self._unsubscribe: Callable[[], None] | None = None
         self.file_index: FileIndex | None = None  # built in a thread once mounted
         self._history_start = 0
@@ -130,7 +128,8 @@ class PiApp(App[None]):
         self._header: StartupHeader | None = None
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
-        self.chat = ChatLog(id="chat")
+        self.chat = Conversation(home=self.home, id="chat")
+        self.bridge = EventBridge(self.chat, self)
         self.queue_area = QueueArea(id="queue")
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")
         self.menu = CompletionMenu(id="completion")
@@ -202,10 +201,8 @@ class PiApp(App[None]):
     def action_select_messages(self) -> None:
         self.selection.start()
 
-    def action_selection_move(self, delta: int) -> None:
-        self.selection.move(delta)
-
-    async def action_selection_copy(self) -> None:
+    @on(Conversation.CopyRequested)
+    async def _copy_selected(self) -> None:
         await self.keys.selection_copy()
 
     # ================================================================== dialogs (see Dialogs)
@@ -322,9 +319,7 @@ class PiApp(App[None]):
         history = History()
         for msg in self.session.messages:
             if getattr(msg, "role", None) == "user":
-                from pi_app.tui.history_view import user_text
-
-                history.add(user_text(msg))
+                history.add(text_of(msg.content))
         self.editor.prompt_history = history
 
     def refresh_completions(self) -> None:
@@ -360,8 +355,6 @@ class PiApp(App[None]):
     async def rebuild_chat(self, header: bool = False) -> None:
         """Clear the chat and mount the tail of the session's messages (earlier ones load on demand)."""
         await self.chat.clear()
-        self.bridge.current = None
-        self.bridge.panels.clear()
         self._last_status = None
         session = self.session
         items: list[Widget] = []
@@ -376,40 +369,60 @@ class PiApp(App[None]):
             items.append(self._header)
         messages = list(session.messages)
         self._history_start = max(0, len(messages) - self.options.tail_messages)
-        items += widgets_for(
-            messages[self._history_start :],
-            tool_results_by_id(messages),
-            hide_thinking=self.chat.hide_thinking,
-            home=self.home,
-            start=self._history_start,
-        )
+        after: list[Widget] = []
         if session.model is None:
             self._no_model = NoModelPanel()
-            items.append(self._no_model)
+            after.append(self._no_model)
         fallback = session.model_fallback_message
         if fallback and session.model is not None:
-            items.append(Notice(fallback, kind="warning"))
-        await self.chat.add_many(items)
-        self.chat.has_earlier = self._history_start > 0
+            after.append(Notice(fallback, kind="warning"))
+        await self.chat.show_history(messages, self._history_start, before=items, after=after)
         self.queue_area.set_queues(session.get_steering_messages(), session.get_follow_up_messages())
 
     async def on_chat_log_earlier_requested(self, event: ChatLog.EarlierRequested) -> None:
-        first = next((w for w in self.chat.items if hasattr(w, "pi_index")), None)
-        end = getattr(first, "pi_index", self._history_start)
+        first = self.chat.first_index()
+        end = self._history_start if first is None else first
         messages = list(self.session.messages)
         start = max(0, end - self.options.tail_messages)
         if self._header is not None and self._header.is_attached:
             await self._header.remove()  # the header belongs above the first message, not mid-history
             self._header = None
-        widgets = widgets_for(
-            messages[start:end],
-            tool_results_by_id(messages),
-            hide_thinking=self.chat.hide_thinking,
-            home=self.home,
-            start=start,
-        )
         self._history_start = start
-        await self.chat.prepend_history(widgets, has_more=start > 0)
+        await self.chat.show_earlier(messages, start, end)
+
+    # ================================================================== what the event pump reports
+    @on(EventBridge.StatusChanged)
+    def _status_changed(self, message: EventBridge.StatusChanged) -> None:
+        match message.state:
+            case "working":
+                self.status.show_working()
+            case "idle":
+                self.status.clear()
+            case "compacting":
+                self.status.show_compacting(automatic=message.automatic)
+            case "retrying":
+                self.status.show_retry(message.attempt, message.max_attempts, message.delay_s)
+            case "restore" if self.session.is_streaming:
+                self.status.show_working()
+            case "restore":
+                self.status.clear()
+
+    @on(EventBridge.QueueChanged)
+    def _queue_changed(self, message: EventBridge.QueueChanged) -> None:
+        self.queue_area.set_queues(message.steering, message.follow_up)
+
+    @on(EventBridge.FooterChanged)
+    def _footer_changed(self) -> None:
+        self.refresh_footer()
+
+    @on(EventBridge.ModelChanged)
+    def _model_changed(self) -> None:
+        self.on_model_changed()
+
+    @on(EventBridge.ThinkingLevelChanged)
+    def _thinking_level_changed(self, message: EventBridge.ThinkingLevelChanged) -> None:
+        self.editor.thinking_level = message.level
+        self.refresh_footer()
 
     async def show_status(self, text: str, kind: str = "info") -> None:
         """pi's showStatus: a dim line in the chat; consecutive statuses replace each other."""
@@ -492,10 +505,9 @@ class PiApp(App[None]):
             )
             self.editor.load_text(original)
             return
-        view = BashExecutionView(
-            command, clock=self.options.clock, tick=not self.options.test_mode, exclude_from_context=exclude
+        view = await self.chat.start_bash(
+            command, exclude_from_context=exclude, clock=self.options.clock, tick=not self.options.test_mode
         )
-        await self.chat.add(view)
         try:
             result = await session.execute_bash(command, exclude, view.append_output)
         except Exception as exc:
@@ -548,8 +560,13 @@ class PiApp(App[None]):
         keymap = keymap_of(self.key_overrides)
         rows: list[tuple[str, str]] = []
         seen: set[str] = set()
-        for node_type in (type(self), type(self.editor)):
-            for key, bindings in effective_bindings(node_type, keymap).items():
+        tables = (  # the app's keys, the conversation's own selection keys, the editor's
+            effective_bindings(type(self), keymap),
+            BindingsMap(Conversation.BINDINGS).key_to_bindings,
+            effective_bindings(type(self.editor), keymap),
+        )
+        for table in tables:
+            for key, bindings in table.items():
                 for binding in bindings:
                     if not binding.description or key in seen:
                         continue

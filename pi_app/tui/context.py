@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker, WorkType
 
     from pi_app.session.agent_session import AgentSession
-    from widgets.chat_log import ChatLog
+    from widgets.conversation import Conversation
     from widgets.editor import PromptEditor
     from widgets.queue_area import QueueArea
     from widgets.status_line import StatusLine
@@ -28,7 +28,7 @@ ScreenResult = TypeVar("ScreenResult")
 
 class AppContext(Protocol):
     session: AgentSession
-    chat: ChatLog
+    chat: Conversation
     status: StatusLine
     editor: PromptEditor
     queue_area: QueueArea

@@ -65,7 +65,7 @@ async def _type_and_send(app, pilot, text: str, key: str = "enter") -> None:
 
 async def _wait_streaming(app, pilot) -> None:
     for _ in range(100):
-        if app.session.is_streaming and app.bridge.current is not None:
+        if app.session.is_streaming and app.chat.current is not None:
             return
         await pilot.pause(0.01)
     raise AssertionError("agent never started streaming")

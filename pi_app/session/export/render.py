@@ -21,6 +21,7 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from pi_app.ai.text import text_of
+from pi_app.tools.presenters import Header, Role, Span, ToolResultData, presenter_for
 
 from ..jsontext import dumps
 
@@ -123,27 +124,40 @@ def _expandable(text: str, preview_lines: int, lang_path: str | None = None) -> 
     )
 
 
-def _result_parts(result: Mapping[str, Any] | None) -> tuple[str, str]:
-    """(text, images html) of a tool result message."""
-    if not result:
-        return "", ""
-    content = result.get("content")
-    images = ""
-    if isinstance(content, list):
-        images = "".join(
-            image_tag(c, "tool-image") for c in content if isinstance(c, dict) and c.get("type") == "image"
-        )
-    if images:
-        images = f'<div class="tool-images">{images}</div>'
-    return text_of(content, "\n"), images
+def _images(result: Mapping[str, Any] | None) -> str:
+    """The images of a tool result message, as HTML ('' when there are none)."""
+    content = result.get("content") if result else None
+    if not isinstance(content, list):
+        return ""
+    images = "".join(
+        image_tag(c, "tool-image") for c in content if isinstance(c, dict) and c.get("type") == "image"
+    )
+    return f'<div class="tool-images">{images}</div>' if images else ""
 
 
-def _str_arg(args: Mapping[str, Any], *names: str) -> str:
-    for name in names:
-        value = args.get(name)
-        if isinstance(value, str):
-            return value
-    return ""
+_ROLE_CLASS: dict[Role, str] = {
+    "title": "tool-name",
+    "accent": "tool-path",
+    "warning": "line-numbers",
+    "output": "tool-output",
+    "muted": "tool-muted",
+    "error": "error-text",
+}
+
+
+def _spans_html(spans: tuple[Span, ...]) -> str:
+    return "".join(
+        esc(span.text)
+        if span.role is None
+        else f'<span class="{_ROLE_CLASS[span.role]}">{esc(span.text)}</span>'
+        for span in spans
+    )
+
+
+def header_html(header: Header) -> str:
+    """A presenter's header line; a line styled as a whole (bash's ``$ command``) is the command line."""
+    cls = "tool-command" if header.base == "title" else "tool-header"
+    return f'<div class="{cls}">{_spans_html(header.spans)}{_spans_html(header.tail)}</div>'
 
 
 def diff_html(diff: str) -> str:
@@ -161,63 +175,48 @@ def diff_html(diff: str) -> str:
 
 
 def render_tool_call(call: Mapping[str, Any], result: Mapping[str, Any] | None) -> str:
+    """One tool call with its result, drawn in the body form its presenter names."""
     name = str(call.get("name", ""))
-    args = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
-    assert isinstance(args, dict)
-    status = "pending" if result is None else "error" if result.get("isError") else "success"
-    text, images = _result_parts(result)
-    parts = [f'<div class="tool-execution {status}">']
-
-    def header(extra: str) -> None:
-        parts.append(f'<div class="tool-header"><span class="tool-name">{esc(name)}</span> {extra}</div>')
-
-    path = _str_arg(args, "path", "file_path")
-    path_html = f'<span class="tool-path">{esc(shorten_path(path))}</span>'
-    if name == "bash":
-        parts.append(f'<div class="tool-command">$ {esc(_str_arg(args, "command") or "...")}</div>')
-        if text.strip():
-            parts.append(_expandable(text.strip(), 5))
-    elif name == "read":
-        offset, limit = args.get("offset"), args.get("limit")
-        if isinstance(offset, int) or isinstance(limit, int):
-            start = offset if isinstance(offset, int) else 1
-            end = f"-{start + limit - 1}" if isinstance(limit, int) else ""
-            path_html += f'<span class="line-numbers">:{start}{end}</span>'
-        header(path_html)
-        parts.append(images)
-        if text:
-            parts.append(_expandable(text, 10, path or None))
-    elif name == "write":
-        header(path_html)
-        content = _str_arg(args, "content")
-        if content:
-            parts.append(_expandable(content, 10, path or None))
-        if text.strip():
-            parts.append(f'<div class="tool-output"><pre>{esc(text.strip())}</pre></div>')
-    elif name == "edit":
-        header(path_html)
-        details = result.get("details") if result else None
-        diff = details.get("diff") if isinstance(details, dict) else None
-        if isinstance(diff, str) and diff:
-            parts.append(diff_html(diff))
-        elif text.strip():
-            parts.append(f'<div class="tool-output"><pre>{esc(text.strip())}</pre></div>')
-    elif name in ("ls", "find", "grep"):
-        pattern = _str_arg(args, "pattern")
-        where = esc(shorten_path(path or "."))
-        header(
-            f"{esc(pattern)} <span class='tool-path'>{where}</span>"
-            if pattern
-            else f"<span class='tool-path'>{where}</span>"
-        )
-        if text.strip():
-            parts.append(_expandable(text.strip(), 10))
-    else:
-        header("")
-        parts.append(f'<div class="tool-args"><pre>{esc(_pretty(args))}</pre></div>')
-        parts.append(images)
-        if text:
-            parts.append(_expandable(text, 10))
+    raw_args = call.get("arguments")
+    args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+    presenter = presenter_for(name)
+    data = ToolResultData.of(result)
+    text, images = data.text, _images(result)
+    status = "pending" if result is None else "error" if data.is_error else "success"
+    first_changed = None if result is None or data.is_error else data.details.get("firstChangedLine")
+    parts = [
+        f'<div class="tool-execution {status}">',
+        header_html(presenter.header(args, shorten_path, first_changed)),
+    ]
+    lines = presenter.html_preview_lines
+    match presenter.body:
+        case "tail":
+            if text.strip():
+                parts.append(_expandable(text.strip(), lines))
+        case "code_result":
+            parts.append(images)
+            if text:
+                parts.append(_expandable(text, lines, presenter.code_path(args)))
+        case "code_args":
+            content = args.get("content")
+            if isinstance(content, str) and content:
+                parts.append(_expandable(content, lines, presenter.code_path(args)))
+            if text.strip():
+                parts.append(f'<div class="tool-output"><pre>{esc(text.strip())}</pre></div>')
+        case "diff":
+            diff = data.details.get("diff")
+            if isinstance(diff, str) and diff:
+                parts.append(diff_html(diff))
+            elif text.strip():
+                parts.append(f'<div class="tool-output"><pre>{esc(text.strip())}</pre></div>')
+        case "plain":
+            if text.strip():
+                parts.append(_expandable(text.strip(), lines))
+        case "args_json":
+            parts.append(f'<div class="tool-args"><pre>{esc(_pretty(args))}</pre></div>')
+            parts.append(images)
+            if text:
+                parts.append(_expandable(text, lines))
     parts.append("</div>")
     return "".join(parts)
 
