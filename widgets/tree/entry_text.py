@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_app.ai.text import text_of as text_of  # re-exported for the tree and fork picker
+from pi_app.tools.presenters import presenter_for
 
 # One line of text, capped: the list shows a single row per entry and search only needs a prefix.
 MAX_LINE = 200
@@ -88,33 +89,9 @@ def shorten_path(path: str, home: str | None) -> str:
 
 
 def format_tool_call(name: str, args: dict[str, Any], home: str | None = None) -> str:
-    """pi's bracketed one-line form of a tool call, e.g. ``[read: ~/a.py:5-14]``, ``[bash: ls -la]``."""
-
-    def path_arg(default: str = "") -> str:
-        return shorten_path(str(args.get("path") or args.get("file_path") or default), home)
-
-    if name == "read":
-        display = path_arg()
-        offset, limit = args.get("offset"), args.get("limit")
-        if offset is not None or limit is not None:
-            start = offset if isinstance(offset, int) else 1
-            end = f"-{start + limit - 1}" if isinstance(limit, int) else ""
-            display += f":{start}{end}"
-        return f"[read: {display}]"
-    if name in ("write", "edit"):
-        return f"[{name}: {path_arg()}]"
-    if name == "bash":
-        raw = str(args.get("command") or "")
-        cmd = one_line(raw)[:50]
-        return f"[bash: {cmd}{'...' if len(raw) > 50 else ''}]"
-    if name == "grep":
-        return f"[grep: /{args.get('pattern') or ''}/ in {path_arg('.')}]"
-    if name == "find":
-        return f"[find: {args.get('pattern') or ''} in {path_arg('.')}]"
-    if name == "ls":
-        return f"[ls: {path_arg('.')}]"
-    dumped = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
-    return f"[{name}: {dumped[:40]}{'...' if len(dumped) > 40 else ''}]"
+    """pi's bracketed one-line form of a tool call, e.g. ``[read: ~/a.py:5-14]``, ``[bash: ls -la]``; the
+    tool's presenter (``pi_app.tools.presenters``) decides, so extension tools read as they register."""
+    return presenter_for(name).summary(args, lambda path: shorten_path(path, home))
 
 
 def is_hidden_assistant(message: dict[str, Any]) -> bool:
