@@ -28,7 +28,10 @@ from tests.modes import scripts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pi16"
 API = sc.API
-SETTINGS = {"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50}, "compaction": {"keepRecentTokens": 60}}
+SETTINGS = {
+    "retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 50},
+    "compaction": {"keepRecentTokens": 60},
+}
 
 
 def _env(scratch: Scratch) -> dict[str, str]:
@@ -73,18 +76,18 @@ def _rpc(pi: str, scratch: Scratch, args: list[str], steps: list[dict[str, Any]]
             wait(lambda r: r.get("type") == "agent_settled")
         else:
             wait(lambda r, c=command: r.get("type") == "response" and r.get("command") == c["type"])
-        if command["type"] == "compact":
-            print([line for line in tail if b'"compact"' in line][-1:], file=sys.stderr)
     proc.stdin.close()
     proc.wait(timeout=20)
 
 
 def _leaf_requests(session: Path, requests: list[Any]) -> list[dict[str, Any]]:
-    """Pair each non-summary request with the entry whose message ended it (the next assistant message)."""
+    """Pair each non-summary request with the leaf it was sent from (the parent of its reply)."""
     entries = [json.loads(line) for line in session.read_text("utf-8").splitlines()[1:]]
-    assistants = [e["id"] for e in entries if e["type"] == "message" and e["message"]["role"] == "assistant"]
+    assistants = [
+        e["parentId"] for e in entries if e["type"] == "message" and e["message"]["role"] == "assistant"
+    ]
     plain = [r for r in requests if "summar" not in json.dumps(r.get("messages", [])[-1:]).lower()]
-    return [{"leafId": leaf, "request": req} for leaf, req in zip(assistants, plain)]
+    return [{"leafId": leaf, "request": req} for leaf, req in zip(assistants, plain, strict=True)]
 
 
 def _scrubbed(scratch: Scratch, data: Any) -> Any:
@@ -159,7 +162,9 @@ def main(argv: list[str]) -> None:
         ],
     )
     # Compaction: the entry carries the systemMessage checkpoint; prompts after it continue from there.
-    long_write = scripts.tool_call(API, "call_w1", "write", {"path": "notes.txt", "content": "alpha\nbeta\n" * 40})
+    long_write = scripts.tool_call(
+        API, "call_w1", "write", {"path": "notes.txt", "content": "alpha\nbeta\n" * 40}
+    )
     record(
         pi,
         "compacted",
@@ -179,6 +184,7 @@ def main(argv: list[str]) -> None:
             scripts.text(API, "Carrying on."),
         ],
     )
+
 
 if __name__ == "__main__":
     main(sys.argv)
