@@ -368,14 +368,30 @@ class TreeNode:
     label: str | None = None
 
 
+# Entries the conversation tree leaves out (pi 1.6 hides usage entries); their children hang on their parent.
+TREE_HIDDEN_TYPES = frozenset({"usage"})
+
+
 def build_tree(entries: Sequence[Entry], labels: Mapping[str, str] | None = None) -> list[TreeNode]:
-    """Forest of entries: roots are parentId null (or self) and orphans; children sorted by timestamp."""
+    """Forest of entries: roots are parentId null (or self) and orphans; children sorted by timestamp.
+
+    Usage entries are not shown: a child of one is placed under the nearest shown ancestor.
+    """
     labels = labels if labels is not None else labels_of(entries)
-    nodes = {e["id"]: TreeNode(e, label=labels.get(e["id"])) for e in entries}
+    hidden: dict[str, str | None] = {
+        e["id"]: e.get("parentId") for e in entries if e.get("type") in TREE_HIDDEN_TYPES
+    }
+    nodes = {e["id"]: TreeNode(e, label=labels.get(e["id"])) for e in entries if e["id"] not in hidden}
     roots: list[TreeNode] = []
     for e in entries:
-        node = nodes[e["id"]]
+        node = nodes.get(e["id"])
+        if node is None:
+            continue
         parent_id = e.get("parentId")
+        seen: set[str] = set()
+        while parent_id in hidden and parent_id not in seen:
+            seen.add(parent_id)
+            parent_id = hidden[parent_id]
         parent = nodes.get(parent_id) if parent_id is not None and parent_id != e["id"] else None
         if parent is None or parent is node:
             roots.append(node)
