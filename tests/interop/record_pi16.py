@@ -1,6 +1,8 @@
 """Re-record tests/fixtures/pi16/ from the real pi 1.6 (needs pi 1.6; the tests never run this).
 
-    .venv/bin/python -m tests.interop.record_pi16 /root/.cache/pi16/bin/pi
+    .venv/bin/python -m tests.interop.record_pi16 /root/.cache/pi16/bin/pi [ours]
+
+With ``ours``, only the session our pi writes and pi 1.6 continuing it are recorded.
 
 pi runs isolated (HOME at a scratch directory, PI_OFFLINE=1, no version check, no telemetry) with the ``loop``
 provider of tests/conformance/scenarios.py aimed at the loopback Chat Completions server. Each scenario keeps
@@ -130,9 +132,38 @@ def record(pi: str, name: str, args: list[str], steps: list[dict[str, Any]], rep
             out.with_name(f"{name}.{suffix}.json").write_text(text, encoding="utf-8")
 
 
+def record_ours(pi: str) -> None:
+    """A session our pi wrote (tool call, answer), then pi 1.6 resuming a copy of it with ``-p continue``."""
+    from tests.modes.harness import PI_CMD
+
+    with LoopbackServer() as server:
+        scratch = Scratch(server.url)
+        server.add(*sc.session_responses())
+        proc = subprocess.run(
+            [*PI_CMD, "--model", sc.MODEL, "-p", sc.SESSION_PROMPT],
+            cwd=scratch.project,
+            env=_env(scratch),
+            capture_output=True,
+            timeout=60,
+        )
+        if proc.returncode != 0:
+            raise SystemExit(f"ours: exit {proc.returncode}: {proc.stderr.decode()}")
+        session = scratch.session_file()
+        written = session.read_text("utf-8")
+        resumed = _resume(pi, scratch, session, server)
+        continued = (scratch.root / "copy.jsonl").read_text("utf-8")
+        (FIXTURES / "ours.jsonl").write_text(scratch.scrub(written), encoding="utf-8")
+        (FIXTURES / "ours.continued-by-pi16.jsonl").write_text(scratch.scrub(continued), encoding="utf-8")
+        text = json.dumps(_scrubbed(scratch, resumed), indent=1) + "\n"
+        (FIXTURES / "ours.resume_request.json").write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str]) -> None:
     pi = argv[1]
     FIXTURES.mkdir(parents=True, exist_ok=True)
+    if argv[2:] == ["ours"]:
+        record_ours(pi)
+        return
     write = scripts.tool_call(API, "call_w1", "write", {"path": "notes.txt", "content": "alpha\nbeta\n"})
     grep = scripts.tool_call(API, "call_g1", "grep", {"pattern": "beta", "path": "."})
     # A session run with all seven built-in tools; resumed without --tools, pi declares the seven again.
