@@ -66,6 +66,17 @@ def get_current_tools(messages: list[Any]) -> dict[str, Tool]:
     return tools
 
 
+def recorded_tool_names(messages: list[Any]) -> list[str] | None:
+    """Names of the tool set a transcript's system messages leave active (pi 1.6 restores it on resume).
+
+    None when no system message ever declared tools (sessions from before the tool-set log): the caller
+    keeps its defaults then.
+    """
+    if not any(getattr(m, "role", None) == "system" and (m.toolsAdded or m.toolsRemoved) for m in messages):
+        return None
+    return list(get_current_tools(messages))
+
+
 @dataclass
 class ToolStateChanges:
     added: list[Tool] = field(default_factory=list)
@@ -90,14 +101,14 @@ def get_tool_state_changes(previous: dict[str, Tool] | list[Tool], current: list
     return changes
 
 
-def system_text(msg: SystemMessage) -> str:
+def system_text(msg: SystemMessage, sections: bool = True) -> str:
     """The instruction text one system message contributes (its content, then its sections)."""
     if isinstance(msg.content, str):
         base = msg.content
     else:
         base = "".join(b.text for b in msg.content if isinstance(b, TextContent))
     parts = [base] if base.strip() else []
-    for value in (msg.sections or {}).values():
+    for value in (msg.sections or {}).values() if sections else ():
         if value:
             parts.append(value)
     return "\n\n".join(parts)
@@ -138,7 +149,8 @@ class ResolvedTranscript:
 def resolve_transcript(context: Context, supports_mid_convo: bool) -> ResolvedTranscript:
     """What a provider sends for ``context``.
 
-    Leading system messages (and the legacy ``systemPrompt``) form the system prompt. Later system
+    Leading system messages (and the legacy ``systemPrompt``) form the system prompt; with a
+    ``systemPrompt`` the messages' named ``sections`` are left out (it is the current prompt). Later system
     messages with text stay in place if the API supports that, otherwise their text is folded into the
     system prompt. Tools are always the full current set at top level: ``context.tools`` when given, else
     the replayed transcript.
@@ -146,11 +158,14 @@ def resolve_transcript(context: Context, supports_mid_convo: bool) -> ResolvedTr
     prompt_parts: list[str] = []
     if context.systemPrompt:
         prompt_parts.append(context.systemPrompt)
+    # Named sections are a whole prompt as it was built when recorded (pi 1.6 stores its prompt that way);
+    # a live system prompt supersedes them, as pi 1.6 patches its stored sections to the current prompt.
+    with_sections = not context.systemPrompt
     messages: list[Any] = []
     leading = True
     for msg in context.messages:
         if getattr(msg, "role", None) == "system":
-            text = system_text(msg)
+            text = system_text(msg, with_sections)
             if leading or not supports_mid_convo:
                 if text:
                     prompt_parts.append(text)

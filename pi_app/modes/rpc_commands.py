@@ -109,8 +109,10 @@ def _entry_data(node: Any) -> Any:
     return node.entry.data if hasattr(node.entry, "data") else dict(node.entry)
 
 
-def tree_json(nodes: list[Any]) -> list[dict[str, Any]]:
-    """Session tree as ``[{entry, children: [...], label?}]`` (iterative: trees can be very deep)."""
+def tree_json(nodes: list[Any], label_stamps: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Session tree as ``[{entry, children: [...], label?, labelTimestamp?}]`` (iterative: trees can be
+    very deep)."""
+    stamps = label_stamps or {}
     roots: list[dict[str, Any]] = []
     stack: list[tuple[Any, list[dict[str, Any]]]] = [(n, roots) for n in reversed(nodes)]
     while stack:
@@ -118,18 +120,22 @@ def tree_json(nodes: list[Any]) -> list[dict[str, Any]]:
         item: dict[str, Any] = {"entry": _entry_data(node), "children": []}
         if node.label:
             item["label"] = node.label
+            stamp = stamps.get(node.entry["id"])
+            if stamp:
+                item["labelTimestamp"] = stamp
         siblings.append(item)
         stack.extend((child, item["children"]) for child in reversed(node.children))
     return roots
 
 
-def tree_json_text(nodes: list[Any]) -> RawJson:
+def tree_json_text(nodes: list[Any], label_stamps: dict[str, str] | None = None) -> RawJson:
     """The JSON text of :func:`tree_json`, built without recursion.
 
     A linear session of N entries is a chain N levels deep; the stdlib encoder recurses per level (and
     gives up near 1000), the generic iterative fallback is slow, so each entry is encoded on its own and
     the nesting is written here.
     """
+    stamps = label_stamps or {}
     parts: list[str] = ["["]
     work: list[Any] = ["]"]
 
@@ -146,7 +152,13 @@ def tree_json_text(nodes: list[Any]) -> RawJson:
             parts.append(item)
             continue
         parts.append('{"entry":' + dumps(_entry_data(item)) + ',"children":[')
-        work.append("]" + (',"label":' + dumps(item.label) if item.label else "") + "}")
+        tail = "]"
+        if item.label:
+            tail += ',"label":' + dumps(item.label)
+            stamp = stamps.get(item.entry["id"])
+            if stamp:
+                tail += ',"labelTimestamp":' + dumps(stamp)
+        work.append(tail + "}")
         push_children(item.children)
     return RawJson("".join(parts))
 
@@ -156,14 +168,23 @@ def tree_json_text(nodes: list[Any]) -> RawJson:
 Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 
 
+# pi 1.6: what happened to a submitted message ("handled" needs extension input handlers, which we lack).
+QUEUED = {"disposition": "queued"}
+
+
 async def _steer(session: Any, cmd: dict[str, Any]) -> Any:
     await _maybe(session.steer(_str_field(cmd, "message", "steer"), parse_images(cmd.get("images"))))
-    return NO_DATA
+    return dict(QUEUED)
 
 
 async def _follow_up(session: Any, cmd: dict[str, Any]) -> Any:
     await _maybe(session.follow_up(_str_field(cmd, "message", "follow_up"), parse_images(cmd.get("images"))))
-    return NO_DATA
+    return dict(QUEUED)
+
+
+async def _clear_queue(session: Any, cmd: dict[str, Any]) -> Any:
+    steering, follow_up = await _maybe(session.clear_queue())
+    return {"steering": list(steering), "followUp": list(follow_up)}
 
 
 async def _abort(session: Any, cmd: dict[str, Any]) -> Any:
@@ -234,6 +255,10 @@ async def _cycle_thinking_level(session: Any, cmd: dict[str, Any]) -> Any:
     return None if level is None else {"level": level}
 
 
+async def _get_available_thinking_levels(session: Any, cmd: dict[str, Any]) -> Any:
+    return {"levels": list(await _maybe(session.available_thinking_levels()))}
+
+
 def _queue_mode(cmd: dict[str, Any], command: str) -> str:
     mode = _str_field(cmd, "mode", command)
     if mode not in QUEUE_MODES:
@@ -256,7 +281,19 @@ async def _compact(session: Any, cmd: dict[str, Any]) -> Any:
     if instructions is not None and not isinstance(instructions, str):
         raise RpcError('"customInstructions" must be a string')
     result = await session.compact(instructions)
-    return compaction_result_json(result)
+    data = compaction_result_json(result)
+    if data is None:
+        return None
+    # pi 1.6: a heuristic estimate of the rebuilt context right after compaction (not a provider count)
+    from pi_app.session.compaction.estimate import estimate_tokens
+
+    after = sum(estimate_tokens(m) for m in session.messages)
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        out[key] = value
+        if key == "tokensBefore":
+            out["estimatedTokensAfter"] = after
+    return out
 
 
 async def _set_auto_compaction(session: Any, cmd: dict[str, Any]) -> Any:
@@ -453,12 +490,53 @@ async def _get_commands(session: Any, cmd: dict[str, Any]) -> Any:
     return {"commands": out}
 
 
-# ---- beyond pi: the session tree
+# ---- the session's entries and tree (pi 1.6)
+
+
+def _entry_json(entry: Any) -> Any:
+    return entry.data if hasattr(entry, "data") else dict(entry)
+
+
+async def _get_entries(session: Any, cmd: dict[str, Any]) -> Any:
+    """Every entry in append order; ``since`` (an entry id) gives only the entries strictly after it."""
+    manager = session.session_manager
+    entries = manager.raw_entries()
+    since = cmd.get("since")
+    if since is not None:
+        if not isinstance(since, str):
+            raise RpcError('"since" must be an entry id string')
+        at = next((i for i, e in enumerate(entries) if e["id"] == since), None)
+        if at is None:
+            raise RpcError(f"Entry {since} not found")
+        entries = entries[at + 1 :]
+    body = ",".join(dumps(_entry_json(e)) for e in entries)
+    return {"entries": RawJson(f"[{body}]"), "leafId": manager.leaf_id}
+
+
+def label_timestamps(entries: list[Any]) -> dict[str, str]:
+    """When each current label was set (the timestamp of the label entry that set it)."""
+    out: dict[str, str] = {}
+    for e in entries:
+        kind = e.type if not isinstance(e, dict) else e.get("type")
+        if kind != "label":
+            continue
+        target = e.get("targetId")
+        if not isinstance(target, str):
+            continue
+        if e.get("label"):
+            out[target] = str(e.get("timestamp", ""))
+        else:
+            out.pop(target, None)
+    return out
 
 
 async def _get_tree(session: Any, cmd: dict[str, Any]) -> Any:
     manager = session.session_manager
-    return {"tree": tree_json_text(manager.get_tree()), "leafId": manager.leaf_id}
+    stamps = label_timestamps(manager.raw_entries())
+    return {"tree": tree_json_text(manager.get_tree(), stamps), "leafId": manager.leaf_id}
+
+
+# ---- beyond pi: moving in the tree and labelling
 
 
 async def _navigate_tree(session: Any, cmd: dict[str, Any]) -> Any:
@@ -525,6 +603,9 @@ HANDLERS: dict[str, Handler] = {
     "set_session_name": _set_session_name,
     "get_commands": _get_commands,
     "get_tree": _get_tree,
+    "get_entries": _get_entries,
+    "clear_queue": _clear_queue,
+    "get_available_thinking_levels": _get_available_thinking_levels,
     "navigate_tree": _navigate_tree,
     "set_label": _set_label,
 }

@@ -121,14 +121,30 @@ class RpcServer:
         except RpcError as exc:
             self.output(error_response(request_id, "prompt", str(exc)))
             return
-        self.output(success_response(request_id, "prompt"))
-        self._spawn(self._run_prompt(request_id, message, images, behavior))
+        # pi 1.6: "queued" while a run is going (the message waits as steer/followUp), else "started".
+        started = not self.session.is_streaming
+        disposition = "started" if started else "queued"
+        self.output(success_response(request_id, "prompt", {"disposition": disposition}))
+        self._spawn(self._run_prompt(request_id, message, images, behavior, started))
 
-    async def _run_prompt(self, request_id: Any, message: str, images: Any, behavior: str | None) -> None:
+    async def _run_prompt(
+        self, request_id: Any, message: str, images: Any, behavior: str | None, started: bool
+    ) -> None:
         try:
             await self.session.prompt(message, images=images, streaming_behavior=behavior)
         except Exception as exc:
             self.output(error_response(request_id, "prompt", str(exc) or type(exc).__name__))
+        if started:
+            self._settled()
+
+    def _settled(self) -> None:
+        """pi 1.6's ``agent_settled``: the run this prompt started, with its retries, compaction recovery
+        and queued messages, is over; nothing continues on its own."""
+        last = next(
+            (m for m in reversed(self.session.messages) if getattr(m, "role", None) == "assistant"), None
+        )
+        aborted = last is not None and getattr(last, "stopReason", None) == "aborted"
+        self.output({"type": "agent_settled", "aborted": aborted})
 
     # ------------------------------------------------------------------ lifecycle
     async def serve(self, chunks: AsyncIterator[bytes]) -> int:

@@ -56,7 +56,7 @@ from pi_app.session.session_setup import (
     system_prompt_for,
     tool_options_from_settings,
 )
-from pi_app.session.stats import SessionStats, compute_context_usage, compute_stats
+from pi_app.session.stats import SessionStats, compute_context_usage, compute_stats, entry_usages
 from pi_app.session.store import SessionManager
 from pi_app.session.user_bash import BashResult, UserShell
 from pi_app.tools.options import ToolOptions
@@ -582,7 +582,12 @@ class AgentSession:
         return usage.as_tuple() if usage is not None else None
 
     def get_session_stats(self) -> SessionStats:
-        stats = compute_stats(list(self.agent.state.messages), self.session_file, self.session_id)
+        stats = compute_stats(
+            list(self.agent.state.messages),
+            self.session_file,
+            self.session_id,
+            entry_usages(self.session_manager.raw_entries()),
+        )
         stats.context_usage = compute_context_usage(
             list(self.agent.state.messages), self._context_window(), self._compactor.stale_predicate()
         )

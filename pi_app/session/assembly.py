@@ -12,6 +12,7 @@ from typing import Any
 
 from pi_app.agent import Agent, AgentState, AgentTool
 from pi_app.ai.models import clamp_thinking_level
+from pi_app.ai.transcript import recorded_tool_names
 from pi_app.ai.types import Model
 from pi_app.session.agent_session import AgentSession
 from pi_app.session.config import (
@@ -34,7 +35,7 @@ from pi_app.session.session_setup import (
     tool_options_from_settings,
 )
 from pi_app.session.store import SessionManager, encode_cwd
-from pi_app.tools import DEFAULT_TOOL_NAMES, create_tool
+from pi_app.tools import ALL_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_tool
 
 
 async def create_agent_session(
@@ -156,6 +157,11 @@ async def create_agent_session(
     resources = load_resources(cwd_s, adir, settings, ropts)
     tool_opts = tool_options_from_settings(settings, adir)
     names = [] if no_tools else list(tools if tools is not None else DEFAULT_TOOL_NAMES)
+    if tools is None and not no_tools and has_existing:
+        # Resuming without --tools keeps the tool set the session recorded (pi 1.6); unknown names are skipped.
+        recorded = recorded_tool_names(existing.messages)
+        if recorded is not None:
+            names = [n for n in recorded if n in ALL_TOOL_NAMES]
     agent_tools: list[AgentTool] = [create_tool(n, cwd_s, tool_opts) for n in names]
     agent_tools += list(custom_tools)
     tool_names = [t.name for t in agent_tools]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,8 +74,45 @@ class SessionStats:
         return out
 
 
-def compute_stats(messages: list[Any], session_file: str | None, session_id: str) -> SessionStats:
+# Entries whose ``usage`` is model work that is no message (pi 1.6): counted in totals, never context.
+_USAGE_ENTRY_TYPES = frozenset({"usage", "compaction", "branch_summary"})
+
+
+def entry_usages(entries: Iterable[Any]) -> list[dict[str, Any]]:
+    """The ``usage`` objects of usage entries (any ``kind``) and of summary entries, in file order.
+
+    Only those entries are read: the type of the others comes from the line prefix, unparsed.
+    """
+    out: list[dict[str, Any]] = []
+    for e in entries:
+        kind = getattr(e, "type", None) if not isinstance(e, dict) else e.get("type")
+        if kind in _USAGE_ENTRY_TYPES:
+            usage = e.get("usage")
+            if isinstance(usage, dict):
+                out.append(usage)
+    return out
+
+
+def _num(value: Any) -> float:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def compute_stats(
+    messages: list[Any],
+    session_file: str | None,
+    session_id: str,
+    extra_usage: Iterable[dict[str, Any]] = (),
+) -> SessionStats:
+    """Counts over ``messages``; tokens and cost also include ``extra_usage`` (see :func:`entry_usages`)."""
     stats = SessionStats(session_file, session_id, total_messages=len(messages))
+    for usage in extra_usage:
+        stats.tokens.input += int(_num(usage.get("input")))
+        stats.tokens.output += int(_num(usage.get("output")))
+        stats.tokens.cache_read += int(_num(usage.get("cacheRead")))
+        stats.tokens.cache_write += int(_num(usage.get("cacheWrite")))
+        cost = usage.get("cost")
+        if isinstance(cost, dict):
+            stats.cost += _num(cost.get("total"))
     for m in messages:
         role = getattr(m, "role", None)
         if role == "user":

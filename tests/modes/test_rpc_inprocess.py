@@ -26,12 +26,16 @@ async def test_prompt_ack_precedes_the_run_and_events_carry_no_id(tmp_path, faux
     faux.enqueue(faux_text("hello there"))
     request_id = rpc.send({"type": "prompt", "message": "hi"})
     # acknowledged synchronously, before anything of the run is written
-    assert rpc.out.records == [{"id": request_id, "type": "response", "command": "prompt", "success": True}]
-    await rpc.wait_for(lambda r: r.get("type") == "agent_end")
+    started = {"disposition": "started"}  # pi 1.6
+    ack = {"id": request_id, "type": "response", "command": "prompt", "success": True, "data": started}
+    assert rpc.out.records == [ack]
+    await rpc.wait_for(lambda r: r.get("type") == "agent_settled")
     await rpc.idle()
     assert all("id" not in e for e in rpc.events())
     types = [e["type"] for e in rpc.events()]
-    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    # pi 1.6: agent_settled closes the prompt's run, after its agent_end
+    assert types[0] == "agent_start" and types[-2:] == ["agent_end", "agent_settled"]
+    assert rpc.events("agent_settled") == [{"type": "agent_settled", "aborted": False}]
     text = await rpc.call({"type": "get_last_assistant_text"})
     assert text["data"] == {"text": "hello there"}
     messages = (await rpc.call({"type": "get_messages"}))["data"]["messages"]
@@ -63,15 +67,17 @@ async def test_steer_and_follow_up_while_streaming_run_in_the_same_run(tmp_path,
     )
     rpc.send({"type": "prompt", "message": "start"})
     await rpc.wait_for(lambda r: r.get("type") == "tool_execution_start")
-    assert (await rpc.call({"type": "steer", "message": "STEER-NOW"}))["success"]
-    assert (await rpc.call({"type": "follow_up", "message": "FOLLOW-LATER"}))["success"]
+    queued_data = {"disposition": "queued"}  # pi 1.6
+    assert (await rpc.call({"type": "steer", "message": "STEER-NOW"}))["data"] == queued_data
+    assert (await rpc.call({"type": "follow_up", "message": "FOLLOW-LATER"}))["data"] == queued_data
     queued = rpc.send({"type": "prompt", "message": "QUEUED-PROMPT", "streamingBehavior": "followUp"})
-    assert (await rpc.response(queued))["success"]
+    assert (await rpc.response(queued))["data"] == queued_data
     state = (await rpc.call({"type": "get_state"}))["data"]
     assert state["isStreaming"] is True and state["pendingMessageCount"] == 3
-    await rpc.wait_for(lambda r: r.get("type") == "agent_end")
+    await rpc.wait_for(lambda r: r.get("type") == "agent_settled")
     await rpc.idle()
     assert len(rpc.events("agent_end")) == 1
+    assert len(rpc.events("agent_settled")) == 1  # the queued prompt joined the run: settled once
     queue_updates = rpc.events("queue_update")
     assert queue_updates[0]["steering"] == ["STEER-NOW"]
     assert queue_updates[-1] == {"type": "queue_update", "steering": [], "followUp": []}
@@ -173,7 +179,9 @@ async def test_bash_compact_stats_export_and_commands(tmp_path, faux):
     compacted = await rpc.call({"type": "compact", "customInstructions": "be brief"})
     assert compacted["success"], compacted
     assert compacted["data"]["summary"].startswith("SUMMARY OF WORK")
-    assert set(compacted["data"]) == {"summary", "firstKeptEntryId", "tokensBefore", "details"}
+    keys = ["summary", "firstKeptEntryId", "tokensBefore", "estimatedTokensAfter", "details"]
+    assert list(compacted["data"]) == keys  # pi 1.6 adds the estimate after tokensBefore
+    assert 0 < compacted["data"]["estimatedTokensAfter"]
 
     commands = (await rpc.call({"type": "get_commands"}))["data"]["commands"]
     assert commands[0]["description"].startswith("Fix failing tests")
@@ -252,7 +260,13 @@ async def test_malformed_unknown_and_framing(tmp_path, faux):
     assert await server.serve(chunks()) == 0
     records = out.records
     responses = [r for r in records if r["type"] == "response"]
-    assert responses[0] == {"id": "p1", "type": "response", "command": "prompt", "success": True}
+    assert responses[0] == {
+        "id": "p1",
+        "type": "response",
+        "command": "prompt",
+        "success": True,
+        "data": {"disposition": "started"},
+    }
     parse = [r for r in responses if r["command"] == "parse"]
     assert len(parse) == 2 and all(r["error"].startswith("Failed to parse command: ") for r in parse)
     assert {
@@ -278,3 +292,51 @@ async def test_abort_bash_reaches_a_running_bash(tmp_path, faux):
     assert (await rpc.call({"type": "abort_bash"}))["success"]
     result = await rpc.response(bash_id, timeout=5)
     assert result["data"]["cancelled"] is True and "never" not in result["data"]["output"]
+
+
+async def test_pi16_commands_clear_queue_levels_entries_and_tree(tmp_path, faux):
+    rpc = RpcDriver(await make_faux_session(tmp_path))
+    faux.enqueue(
+        FauxResponse(steps=[FauxStep("tool", name="bash", arguments={"command": "sleep 0.3"})]),
+        faux_text("done"),
+    )
+    rpc.send({"type": "prompt", "message": "start"})
+    await rpc.wait_for(lambda r: r.get("type") == "tool_execution_start")
+    await rpc.call({"type": "steer", "message": "STEER-NOW"})
+    await rpc.call({"type": "follow_up", "message": "LATER"})
+    cleared = await rpc.call({"type": "clear_queue"})
+    assert cleared["data"] == {"steering": ["STEER-NOW"], "followUp": ["LATER"]}
+    assert (await rpc.call({"type": "get_state"}))["data"]["pendingMessageCount"] == 0
+    await rpc.wait_for(lambda r: r.get("type") == "agent_settled")
+    await rpc.idle()
+
+    levels = (await rpc.call({"type": "get_available_thinking_levels"}))["data"]["levels"]
+    assert levels[0] == "off" and "high" in levels
+
+    session = rpc.session
+    manager = session.session_manager
+    everything = (await rpc.call({"type": "get_entries"}))["data"]
+    ids = [e["id"] for e in manager.raw_entries()]
+    assert [e["id"] for e in everything["entries"]] == ids and everything["leafId"] == manager.leaf_id
+    assert everything["entries"][0] == manager.raw_entries()[0].data
+    after = (await rpc.call({"type": "get_entries", "since": ids[1]}))["data"]
+    assert [e["id"] for e in after["entries"]] == ids[2:]
+    last = (await rpc.call({"type": "get_entries", "since": ids[-1]}))["data"]
+    assert last["entries"] == [] and last["leafId"] == ids[-1]
+    missing = await rpc.call({"type": "get_entries", "since": "nope"})
+    assert missing["success"] is False
+
+    user_id = next(e["id"] for e in manager.raw_entries() if e.get("message", {}).get("role") == "user")
+    await rpc.call({"type": "set_label", "entryId": user_id, "label": "mark"})
+    label_entry = manager.raw_entries()[-1]
+    tree = (await rpc.call({"type": "get_tree"}))["data"]
+    assert tree["leafId"] == manager.leaf_id
+    stack, found = list(tree["tree"]), None
+    while stack:
+        node = stack.pop()
+        assert set(node) <= {"entry", "children", "label", "labelTimestamp"}
+        if node["entry"]["id"] == user_id:
+            found = node
+        stack.extend(node["children"])
+    assert found is not None and found["label"] == "mark"
+    assert found["labelTimestamp"] == label_entry["timestamp"]

@@ -77,7 +77,13 @@ def test_rpc_conversation_end_to_end(tmp_path, loopback):
     rpc = RpcProcess(env.popen("--mode", "rpc"))
     try:
         ack = rpc.call({"id": "p1", "type": "prompt", "message": "start working"})
-        assert ack == {"id": "p1", "type": "response", "command": "prompt", "success": True}
+        assert ack == {
+            "id": "p1",
+            "type": "response",
+            "command": "prompt",
+            "success": True,
+            "data": {"disposition": "started"},
+        }
         assert rpc.records[0] == ack  # before agent_start
         rpc.wait_for(lambda r: r.get("type") == "message_update")
         steer = rpc.call({"id": "s1", "type": "steer", "message": "change course"})

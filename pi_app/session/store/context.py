@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -201,12 +202,15 @@ def build_session_context(
     warnings: list[str] | None = None,
     *,
     path: list[Entry] | None = None,
+    context_edits: bool = True,
 ) -> SessionContext:
     """Rebuild the LLM-facing state at ``leaf_id`` (default: the last entry; None: empty context).
 
     Along the root→leaf path the last thinking_level_change and model_change / assistant message win. With a
-    compaction on the path, its summary comes first, then the kept entries from ``firstKeptEntryId`` up to the
-    compaction, then everything after it.
+    compaction on the path, its ``systemMessage`` checkpoint (pi 1.6) and its summary come first, then the
+    kept entries from ``firstKeptEntryId`` up to the compaction (system messages among them dropped when
+    there is a checkpoint), then everything after it. ``context_edit`` entries on the path apply (the latest
+    per target); ``context_edits=False`` gives the messages as stored, for views of the raw history.
     """
     if leaf_id is None:
         return SessionContext([], warnings=warnings)
@@ -242,18 +246,31 @@ def build_session_context(
 
     sources: list[tuple[Entry, dict[str, Any] | None]] = []
     ids: list[str] = []
+    edits = _context_edits(path) if context_edits else {}
 
-    def emit(entries_: Sequence[Entry]) -> None:
+    def emit(entries_: Sequence[Entry], drop_system: bool = False) -> None:
         for e in entries_:
             src = _as_source(e, e.type if type(e) is EntryRecord else e.get("type"))
-            if src is not None:
-                sources.append(src)
-                ids.append(e["id"])
+            if src is None or (drop_system and _is_system(src)):
+                continue
+            eid = e.id if type(e) is EntryRecord else e["id"]
+            if eid in edits:
+                src = _edited(src, edits[eid])
+                if src is None:
+                    continue
+            sources.append(src)
+            ids.append(eid)
 
     if compaction_at < 0:
         emit(path)
     else:
         comp = path[compaction_at]
+        checkpoint = comp.get("systemMessage")
+        if isinstance(checkpoint, dict):
+            sources.append((comp, checkpoint))
+            ids.append(comp["id"])
+        else:
+            checkpoint = None
         summary = {
             "role": "compactionSummary",
             "summary": comp.get("summary", ""),
@@ -264,9 +281,60 @@ def build_session_context(
         ids.append(comp["id"])
         first_kept = comp.get("firstKeptEntryId")
         start = next((i for i in range(compaction_at) if path[i]["id"] == first_kept), compaction_at)
-        emit(path[start:compaction_at])
+        emit(path[start:compaction_at], drop_system=checkpoint is not None)
         emit(path[compaction_at + 1 :])
     return SessionContext(sources, thinking or "off", model, ids, warnings)
+
+
+def _context_edits(path: Sequence[Entry]) -> dict[str, Entry]:
+    """The latest ``context_edit`` per target among ``path`` (only edits are parsed; the rest is not read)."""
+    edits: dict[str, Entry] = {}
+    for e in path:
+        if (e.type if type(e) is EntryRecord else e.get("type")) == "context_edit":
+            target = e.get("targetId")
+            if isinstance(target, str):
+                edits[target] = e
+    return edits
+
+
+# Roles whose content must be a list of blocks: a string replacement becomes one text block.
+_BLOCK_ROLES = frozenset({"assistant", "toolResult"})
+
+
+def _edited(
+    src: tuple[Entry, dict[str, Any] | None], edit: Entry
+) -> tuple[Entry, dict[str, Any] | None] | None:
+    """``src`` as ``edit`` leaves it for the model: None when omitted, else its message with new content."""
+    replacement = edit.get("replacement")
+    if replacement is None:
+        return None
+    entry, built = src
+    msg = built if built is not None else _peek(entry, "message")
+    if not isinstance(msg, dict) or msg.get("role") in ("branchSummary", "compactionSummary"):
+        return src  # summaries have no content to replace
+    content = replacement
+    if isinstance(content, str) and msg.get("role") in _BLOCK_ROLES:
+        content = [{"type": "text", "text": content}]
+    return entry, {**msg, "content": content}
+
+
+_SYSTEM_ROLE = re.compile(r'"message"\s*:\s*\{\s*"role"\s*:\s*"system"')
+
+
+def _is_system(src: tuple[Entry, dict[str, Any] | None]) -> bool:
+    """Whether a kept entry holds a system-role message, read from the line without parsing it."""
+    entry, built = src
+    if built is not None:
+        return built.get("role") == "system"
+    line = entry.unparsed_line if type(entry) is EntryRecord else None
+    if line is not None:
+        found = _SYSTEM_ROLE.search(line)
+        if found is not None:
+            return True
+        if '"system"' not in line:
+            return False
+    msg = _peek(entry, "message")
+    return isinstance(msg, dict) and msg.get("role") == "system"
 
 
 def labels_of(entries: Sequence[Entry]) -> dict[str, str]:
@@ -300,14 +368,30 @@ class TreeNode:
     label: str | None = None
 
 
+# Entries the conversation tree leaves out (pi 1.6 hides usage entries); their children hang on their parent.
+TREE_HIDDEN_TYPES = frozenset({"usage"})
+
+
 def build_tree(entries: Sequence[Entry], labels: Mapping[str, str] | None = None) -> list[TreeNode]:
-    """Forest of entries: roots are parentId null (or self) and orphans; children sorted by timestamp."""
+    """Forest of entries: roots are parentId null (or self) and orphans; children sorted by timestamp.
+
+    Usage entries are not shown: a child of one is placed under the nearest shown ancestor.
+    """
     labels = labels if labels is not None else labels_of(entries)
-    nodes = {e["id"]: TreeNode(e, label=labels.get(e["id"])) for e in entries}
+    hidden: dict[str, str | None] = {
+        e["id"]: e.get("parentId") for e in entries if e.get("type") in TREE_HIDDEN_TYPES
+    }
+    nodes = {e["id"]: TreeNode(e, label=labels.get(e["id"])) for e in entries if e["id"] not in hidden}
     roots: list[TreeNode] = []
     for e in entries:
-        node = nodes[e["id"]]
+        node = nodes.get(e["id"])
+        if node is None:
+            continue
         parent_id = e.get("parentId")
+        seen: set[str] = set()
+        while parent_id in hidden and parent_id not in seen:
+            seen.add(parent_id)
+            parent_id = hidden[parent_id]
         parent = nodes.get(parent_id) if parent_id is not None and parent_id != e["id"] else None
         if parent is None or parent is node:
             roots.append(node)

@@ -58,6 +58,26 @@ class CompactionEntry(_EntryBase):
     tokensBefore: int = 0
     details: Any = None
     fromHook: bool | None = None
+    usage: Any = None  # pi 1.6: usage of the summary request (counts in session totals)
+    systemMessage: Any = None  # pi 1.6: prompt/tool checkpoint that leads the compacted context
+
+
+class ContextEditEntry(_EntryBase):
+    """pi 1.6: edits one earlier entry's contribution to the model context (raw history is unchanged)."""
+
+    type: Literal["context_edit"] = "context_edit"
+    targetId: str
+    replacement: Any = None  # None omits the target from the context; otherwise its new content
+
+
+class UsageEntry(_EntryBase):
+    """pi 1.6: model usage that is no message (e.g. ``kind: "cache_warm"``); counts in totals, not context."""
+
+    type: Literal["usage"] = "usage"
+    kind: str = ""
+    provider: str = ""
+    model: str = ""
+    usage: Any = None
 
 
 class BranchSummaryEntry(_EntryBase):
@@ -66,6 +86,7 @@ class BranchSummaryEntry(_EntryBase):
     summary: str
     details: Any = None
     fromHook: bool | None = None
+    usage: Any = None
 
 
 class CustomEntry(_EntryBase):
@@ -103,6 +124,8 @@ SessionEntry = Union[
     CustomMessageEntry,
     LabelEntry,
     SessionInfoEntry,
+    ContextEditEntry,
+    UsageEntry,
 ]
 
 ENTRY_MODELS: dict[str, type[_EntryBase]] = {
@@ -115,6 +138,8 @@ ENTRY_MODELS: dict[str, type[_EntryBase]] = {
     "custom_message": CustomMessageEntry,
     "label": LabelEntry,
     "session_info": SessionInfoEntry,
+    "context_edit": ContextEditEntry,
+    "usage": UsageEntry,
 }
 
 
@@ -139,6 +164,8 @@ def dump_entry(entry: WireModel) -> dict[str, Any]:
         head["timestamp"] = data.pop("timestamp")
         head.update(data)
         data = head
+    if isinstance(entry, ContextEditEntry):
+        data["replacement"] = entry.replacement  # null is meaningful here (omit the target)
     return data
 
 
@@ -171,6 +198,7 @@ __all__ = [
     "ENTRY_MODELS",
     "BranchSummaryEntry",
     "CompactionEntry",
+    "ContextEditEntry",
     "CustomEntry",
     "CustomMessageEntry",
     "LabelEntry",
@@ -180,6 +208,7 @@ __all__ = [
     "SessionHeader",
     "SessionInfoEntry",
     "ThinkingLevelChangeEntry",
+    "UsageEntry",
     "dump_entry",
     "new_header",
     "parse_entry",

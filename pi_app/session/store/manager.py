@@ -33,6 +33,7 @@ from .context import (
 from .entries import (
     BranchSummaryEntry,
     CompactionEntry,
+    ContextEditEntry,
     CustomEntry,
     CustomMessageEntry,
     LabelEntry,
@@ -42,6 +43,7 @@ from .entries import (
     SessionHeader,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
+    UsageEntry,
     dump_entry,
     new_header,
     parse_entry,
@@ -314,6 +316,18 @@ class SessionManager:
             raise KeyError(f"Entry {target_id} not found")
         return self._append(LabelEntry(**self._base(), targetId=target_id, label=label or None))
 
+    def append_context_edit(self, target_id: str, replacement: Any) -> str:
+        """Change what ``target_id`` contributes to the model context from here on (None: omit it)."""
+        if target_id not in self._by_id:
+            raise KeyError(f"Entry {target_id} not found")
+        return self._append(ContextEditEntry(**self._base(), targetId=target_id, replacement=replacement))
+
+    def append_usage(self, kind: str, provider: str, model: str, usage: Any) -> str:
+        """Model usage that is not a message (pi 1.6's ``usage`` entry): counted, never context."""
+        return self._append(
+            UsageEntry(**self._base(), kind=kind, provider=provider, model=model, usage=usage)
+        )
+
     # ------------------------------------------------------------------ reading
     @property
     def leaf_id(self) -> str | None:
@@ -378,10 +392,15 @@ class SessionManager:
         self._path_cache = (leaf_id, path)
         return path
 
-    def build_session_context(self, leaf_id: str | None = UNSET) -> SessionContext:
+    def build_session_context(
+        self, leaf_id: str | None = UNSET, *, context_edits: bool = True
+    ) -> SessionContext:
+        """The model's context at ``leaf_id``; ``context_edits=False``: the messages as stored (views)."""
         leaf = self._leaf_id if leaf_id is UNSET else leaf_id
         path = self._path(leaf) if leaf is not None and leaf in self._by_id else None
-        return build_session_context(self._entries, leaf, self._by_id, self.warnings, path=path)
+        return build_session_context(
+            self._entries, leaf, self._by_id, self.warnings, path=path, context_edits=context_edits
+        )
 
     def get_tree(self) -> list[TreeNode]:
         return build_tree(self._entries, self._labels)
