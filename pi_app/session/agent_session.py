@@ -58,6 +58,7 @@ from pi_app.session.session_setup import (
 )
 from pi_app.session.stats import SessionStats, compute_context_usage, compute_stats, entry_usages
 from pi_app.session.store import SessionManager
+from pi_app.session.store.record import EntryRecord
 from pi_app.session.user_bash import BashResult, UserShell
 from pi_app.tools.options import ToolOptions
 
@@ -175,6 +176,15 @@ class AgentSession:
     @property
     def messages(self) -> list[AgentMessage]:
         return list(self.agent.state.messages)
+
+    @property
+    def display_messages(self) -> list[AgentMessage]:
+        """The active path as the chat shows it: as stored. ``context_edit`` entries (pi 1.6) change only what
+        the model sees, so where the path has one the stored messages are rebuilt without the edits."""
+        branch = self.session_manager.get_branch()
+        if not any(_entry_type(e) == "context_edit" for e in branch):
+            return self.messages
+        return list(self.session_manager.build_session_context(context_edits=False).messages)
 
     @property
     def session_file(self) -> str | None:
@@ -644,3 +654,13 @@ class AgentSession:
             self.cwd, self.tool_names, self._resources, self._resource_options
         )
         self.agent.set_system_prompt(self._base_system_prompt)
+
+
+def _entry_type(entry: object) -> object:
+    return (
+        entry.type
+        if isinstance(entry, EntryRecord)
+        else entry.get("type")
+        if isinstance(entry, dict)
+        else None
+    )

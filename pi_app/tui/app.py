@@ -367,7 +367,7 @@ class PiApp(App[None]):
                 version = __version__
             self._header = StartupHeader(header_from_session(session, version, self.home))
             items.append(self._header)
-        messages = list(session.messages)
+        messages = session.display_messages
         self._history_start = max(0, len(messages) - self.options.tail_messages)
         after: list[Widget] = []
         if session.model is None:
@@ -382,7 +382,7 @@ class PiApp(App[None]):
     async def on_chat_log_earlier_requested(self, event: ChatLog.EarlierRequested) -> None:
         first = self.chat.first_index()
         end = self._history_start if first is None else first
-        messages = list(self.session.messages)
+        messages = self.session.display_messages
         start = max(0, end - self.options.tail_messages)
         if self._header is not None and self._header.is_attached:
             await self._header.remove()  # the header belongs above the first message, not mid-history

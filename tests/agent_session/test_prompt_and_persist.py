@@ -324,3 +324,18 @@ async def test_reload_picks_up_the_keep_background_processes_setting(tmp_path, f
     settings_file.write_text('{"bash": {"keepBackgroundProcesses": true}}')
     await s.reload()
     assert bash.options.keep_background_processes is True
+
+
+async def test_the_chat_shows_what_a_context_edit_hid_from_the_model(tmp_path, faux):
+    import shutil
+    from pathlib import Path
+
+    from pi_app.session.store import SessionManager
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "pi16" / "retried.jsonl"
+    copy = tmp_path / "retried.jsonl"
+    shutil.copy(fixture, copy)
+    s = await make_session(tmp_path, session=SessionManager.open(str(copy)))
+    hidden = [m for m in s.display_messages if m not in s.messages]
+    assert len(s.display_messages) == len(s.messages) + 1
+    assert [getattr(m, "stopReason", None) for m in hidden] == ["error"]  # the attempt pi retried
