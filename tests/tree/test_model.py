@@ -329,3 +329,18 @@ def test_generated_session_shape():
     m.filter_key("ctrl+u")
     m.set_query("alternative")
     assert len(m) == 40
+
+
+def test_usage_entries_are_never_rows_and_a_usage_leaf_marks_its_message_active():
+    """pi 1.6 writes ``usage`` entries (cache warming): accounting, hidden in the tree in every filter."""
+    entries = [
+        user("u1", None, "start", 1),
+        {**entry("usage", "w1", "u1", 2, usage={}), "kind": "cache_warm"},
+        assistant("a1", "w1", "hello", 3),
+        {**entry("usage", "w2", "a1", 4, usage={}), "kind": "some_future_kind"},
+    ]
+    for mode in ("default", "all"):
+        m = TreeModel(entries, "w2", filter_mode=mode)
+        shown = rows(m)
+        assert len(shown) == 2, shown
+        assert shown[1].startswith("• assistant: hello") and shown[1].endswith("← active")

@@ -144,6 +144,15 @@ class _Node:
         self._search: str | None = None
 
 
+def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
+    """``entry_id``, or the first ancestor of it that is not a skipped entry (bounded: ids may loop)."""
+    for _ in range(len(skipped) + 1):
+        if not isinstance(entry_id, str) or entry_id not in skipped:
+            return entry_id
+        entry_id = skipped[entry_id]
+    return None
+
+
 def _ts(node: _Node) -> int:
     return iso_to_ms(node.timestamp)
 
@@ -309,8 +318,14 @@ class TreeModel:
     def _build(self, entries: Sequence[Any]) -> None:
         by_id: dict[str, _Node] = {}
         order: list[_Node] = []
+        # pi 1.6's usage entries (e.g. cache warming) are accounting, never rows: their children hang on the
+        # nearest shown ancestor, and a usage entry as the leaf marks that ancestor active.
+        skipped: dict[str, Any] = {}
         for e in entries:
             eid, kind, parent_id, timestamp = tree_fields(e)
+            if kind == "usage":
+                skipped.setdefault(eid, parent_id)
+                continue
             if eid in by_id:  # duplicate id: the first one wins, like the store's index
                 continue
             node = _Node(e, eid, kind, parent_id, timestamp)
@@ -322,7 +337,7 @@ class TreeModel:
                 node.settings = node.settings or node.role == "system"
         roots: list[_Node] = []
         for node in order:
-            parent = node.parent_id
+            parent = _through(skipped, node.parent_id)
             up = by_id.get(parent) if isinstance(parent, str) and parent != node.id else None
             if up is None:
                 roots.append(node)
@@ -341,6 +356,10 @@ class TreeModel:
             for node in order:
                 if node.parent == _UNPLACED:
                     self._dfs([node])
+        for eid in skipped:
+            shown = self._index.get(_through(skipped, eid))
+            if shown is not None:
+                self._index.setdefault(eid, shown)
 
     def _dfs(self, roots: list[_Node]) -> None:
         """Preorder, children oldest first; a chain of only children is walked without the stack."""
