@@ -124,7 +124,10 @@ async def run_interactive(launch: Launch) -> int:
         themes=list(args.themes),
         no_themes=args.no_themes,
         warnings=list(launch.warnings),
+        theme=args.use_theme,
     )
+    if args.verbose:  # --verbose: the full startup header even when quietStartup is set (never saved)
+        launch.session.settings.apply_overrides({"quietStartup": False})
     app = PiApp(launch.session, options)
     await app.run_async()
     return app.return_code or 0

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -27,41 +28,52 @@ BUILTIN_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find
 HELP_TEXT = """pi - a coding agent for the terminal, with read, bash, edit and write tools
 
 Usage:
-  pi [options] [@files...] [messages...]
+  pi [options] [--] [@files...] [messages...]
+
+Commands (pi's install, remove, uninstall, update, list, config, auth and mcp are not available here)
 
 Options:
-  --provider <name>              Provider to use
+  --provider <name>              Provider to search for --model
   --model <pattern>              Model id or pattern; "provider/id" and a ":<thinking>" suffix work too
   --api-key <key>                API key for this run (otherwise taken from the environment / auth.json)
-  --system-prompt <text>         Replace the system prompt (text or a file path)
-  --append-system-prompt <text>  Add text or a file's contents to the system prompt (repeatable)
+  --system-prompt <text>         Replace the system prompt (text or a file path; beats SYSTEM.md)
+  --append-system-prompt <text>  Add text or a file's contents to the system prompt (repeatable;
+                                 replaces APPEND_SYSTEM.md)
   --mode <mode>                  Output mode: text (default), json or rpc
   --print, -p                    Run the given prompt(s) without the UI, print the answer and exit
   --continue, -c                 Continue the most recent session in this directory
   --resume, -r                   Pick a previous session to resume
-  --session <path|id>            Use this session file (or a session id / id prefix)
+  --session <path|id>            Open a session by file path or full/partial id
+  --session-id <id>              Use this directory's session with this id, creating it otherwise
+  --fork <path|id>               Fork a session (file path or full/partial id) into this directory
   --session-dir <dir>            Where sessions are stored and looked up
   --no-session                   Do not save anything (in-memory session)
-  --fork <path|id>               Start a new session forked from an existing one
   --name, -n <name>              Name the session
   --models <patterns>            Comma-separated models to cycle with Ctrl+P (globs and fuzzy
                                  matches, e.g. "anthropic/*,*sonnet*,haiku:low")
-  --tools <names>                Comma-separated built-in tools to enable (default: read,bash,edit,write)
-                                 Choices: read, bash, edit, write, grep, find, ls
-  --no-tools                     Enable no built-in tools at all
+  --no-tools, -nt                Start with every tool disabled
+  --no-builtin-tools, -nbt       Start with the built-in tools disabled
+  --tools, -t <tools>            Comma-separated allowlist of tool names or patterns (*) to enable;
+                                 a list of only +name/-name entries adds to or removes from the defaults
+  --exclude-tools, -xt <tools>   Comma-separated tool names or patterns (*) to disable, applied last
   --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh
-  --extension, -e <path>         Load an extension (repeatable)
-  --no-extensions, -ne           Skip extension discovery (explicit -e paths still load)
+  --extension, -e <path>         Load an extension (repeatable; extensions are not supported yet)
+  --no-extensions, -ne           Skip extension discovery (extensions are not supported yet)
+  --no-mcp                       Disable MCP support (this port has none)
   --skill <path>                 Load a skill file or directory (repeatable)
-  --no-skills, -ns               Skip skill discovery and loading
+  --no-skills, -ns               Skip skill discovery (explicit --skill paths still load)
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
-  --no-prompt-templates, -np     Skip prompt template discovery and loading
+  --no-prompt-templates, -np     Skip prompt template discovery (explicit paths still load)
   --theme <path>                 Load a theme file or directory (repeatable)
+  --use-theme <name>             Use this theme for this run
   --no-themes                    Skip theme discovery and loading
+  --no-context-files, -nc        Skip AGENTS.md and CLAUDE.md discovery and loading
   --export <in.jsonl> [out]      Write a session file out as HTML (or copy it to a .jsonl path) and exit
   --list-models [search]         Print the available models (optionally fuzzy-filtered) and exit
   --verbose                      Show full startup output even if quietStartup is set
+  --tui-mode <mode>              TUI mode: fullscreen (default); regular is not supported
   --offline                      No network access at startup (same as PI_OFFLINE=1)
+  --                             End option parsing; the rest are messages and @files
   --help, -h                     Print this help and exit
   --version, -v                  Print the version and exit
 
@@ -74,22 +86,124 @@ Examples:
   pi "Explain what src/main.py does"          Start with a first prompt
   pi @notes.md @screenshot.png "What's wrong?" Include files with the prompt
   pi -p "Summarise the README"                Answer once and exit
+  pi -p -- "- Summarise these points"         A prompt that begins with a dash
   pi -c "Where were we?"                      Carry on with the last session
   pi --model openai/gpt-4o-mini "Refactor this"
   pi --model sonnet:high "A hard problem"     Model with a thinking level
   pi --tools read,grep,find,ls -p "Review src/"   Read-only run
+  pi --tools +grep,-write                     The default tools plus grep, without write
+  pi --exclude-tools 'b*'                     Every default tool but bash
   pi --export session.jsonl out.html          Export a session to HTML
+
+Files:
+  ~/.pi/agent/SYSTEM.md, .pi/SYSTEM.md        Replace the default system prompt (the project's wins)
+  ~/.pi/agent/APPEND_SYSTEM.md, .pi/APPEND_SYSTEM.md   Add to the system prompt (the project's wins)
 
 Environment:
   PI_CODING_AGENT_DIR            Config and session directory (default: ~/.pi/agent)
+  PI_CODING_AGENT_SESSION_DIR    Session storage directory (overridden by --session-dir)
   PI_OFFLINE                     Set to 1/true/yes to skip startup network access
   ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, XAI_API_KEY, OPENROUTER_API_KEY,
   MISTRAL_API_KEY, CEREBRAS_API_KEY, ...      Provider API keys
+
+Built-in tool names:
+  read                           Read file contents (default)
+  bash                           Run shell commands (default)
+  edit                           Edit files with exact replacements (default)
+  write                          Create or overwrite files (default)
+  grep                           Search file contents (off by default)
+  find                           Find files by glob pattern (off by default)
+  ls                             List directory contents (off by default)
 """
 
 
 class CliError(Exception):
     """Bad command line; ``str(err)`` is the one line to print."""
+
+
+DEFAULT_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write")
+TUI_MODES: tuple[str, ...] = ("regular", "fullscreen")
+# pi's sub-commands this port does not have: said so instead of being sent to the model as a prompt.
+UNSUPPORTED_COMMANDS: tuple[str, ...] = (
+    "install",
+    "remove",
+    "uninstall",
+    "update",
+    "list",
+    "config",
+    "auth",
+    "mcp",
+)
+_SESSION_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+
+
+@dataclass
+class ToolSelection:
+    """The tool flags as given: ``-t`` is an allowlist (``allow``) or only ``+name``/``-name`` changes to
+    the defaults (``add``/``remove``); ``-xt`` patterns are removed last; ``-nt``/``-nbt`` empty the base."""
+
+    allow: list[str] | None = None
+    add: list[str] = field(default_factory=list)
+    remove: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    no_tools: bool = False
+    no_builtin_tools: bool = False
+
+
+def _pattern(entry: str) -> re.Pattern[str]:
+    """``*`` matches any characters; nothing else is special."""
+    return re.compile("^" + ".*".join(re.escape(part) for part in entry.split("*")) + "$")
+
+
+def parse_tool_list(value: str, sel: ToolSelection) -> None:
+    """Fill ``sel`` from one ``--tools`` value; raises CliError as pi does for mixed or patterned deltas."""
+    entries = _split_commas(value)
+    deltas = [e for e in entries if e[0] in "+-"]
+    if deltas and len(deltas) != len(entries):
+        raise CliError("--tools: tool names cannot be mixed with +name or -name entries")
+    for entry in deltas:
+        if "*" in entry:
+            raise CliError(f"--tools: +name and -name entries take exact tool names, not patterns: {entry}")
+    if not deltas:
+        sel.allow, sel.add, sel.remove = entries, [], []
+        return
+    sel.allow = None
+    sel.add = [e[1:] for e in deltas if e[0] == "+" and e[1:]]
+    sel.remove = [e[1:] for e in deltas if e[0] == "-" and e[1:]]
+
+
+def resolve_tools(
+    sel: ToolSelection, base: Sequence[str] = DEFAULT_TOOLS, available: Sequence[str] = BUILTIN_TOOLS
+) -> tuple[list[str], list[str]]:
+    """The enabled tool names for ``sel`` on top of ``base`` (the defaults, or a resumed session's tools),
+    and warnings for names that match no available tool."""
+    warnings: list[str] = []
+    known = list(available)
+
+    def unknown(name: str) -> None:
+        warnings.append(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(known)}')
+
+    start = [] if sel.no_tools or sel.no_builtin_tools else [t for t in base if t in known]
+    if sel.allow is not None:
+        names: list[str] = []
+        for entry in sel.allow:
+            matches = [t for t in known if _pattern(entry).match(t)] if "*" in entry else [entry]
+            if "*" not in entry and entry not in known:
+                unknown(entry)
+                continue
+            names += [m for m in matches if m not in names]
+    else:
+        names = list(start)
+        for name in sel.add:
+            if name not in known:
+                unknown(name)
+            elif name not in names:
+                names.append(name)
+        names = [t for t in names if t not in sel.remove]
+    if sel.exclude:
+        patterns = [_pattern(e) for e in sel.exclude]
+        names = [t for t in names if not any(p.match(t) for p in patterns)]
+    return names, warnings
 
 
 @dataclass
@@ -110,8 +224,13 @@ class CliArgs:
     api_key: str | None = None
     thinking: str | None = None
     models: list[str] | None = None  # --models, split on commas
-    tools: list[str] | None = None  # --tools, known built-ins only (unknown names become warnings)
-    no_tools: bool = False
+    # The final tool list when -t/-xt/-nbt/-nt were given (resolved against the default tools by
+    # resolve_tools), else None. tool_selection keeps the raw flags for callers that resolve against
+    # another base (a resumed session's tools).
+    tools: list[str] | None = None
+    no_tools: bool = False  # -nt
+    no_builtin_tools: bool = False  # -nbt
+    tool_selection: ToolSelection | None = None
     system_prompt: str | None = None
     append_system_prompt: list[str] = field(default_factory=list)  # repeatable, in order
     extensions: list[str] = field(default_factory=list)
@@ -122,6 +241,11 @@ class CliArgs:
     no_prompt_templates: bool = False
     themes: list[str] = field(default_factory=list)  # --theme, repeatable
     no_themes: bool = False
+    use_theme: str | None = None  # --use-theme: initial theme name for this run
+    no_context_files: bool = False  # -nc
+    no_mcp: bool = False  # accepted: this port has no MCP, so there is nothing to disable
+    session_id: str | None = None  # --session-id
+    tui_mode: Literal["fullscreen", "regular"] | None = None
     export: str | None = None  # input session file
     export_out: str | None = None  # optional output path after it
     list_models: bool = False
@@ -149,6 +273,12 @@ _BOOL_FLAGS: dict[str, str] = {
     "-r": "resume",
     "--no-session": "no_session",
     "--no-tools": "no_tools",
+    "-nt": "no_tools",
+    "--no-builtin-tools": "no_builtin_tools",
+    "-nbt": "no_builtin_tools",
+    "--no-context-files": "no_context_files",
+    "-nc": "no_context_files",
+    "--no-mcp": "no_mcp",
     "--no-extensions": "no_extensions",
     "-ne": "no_extensions",
     "--no-skills": "no_skills",
@@ -169,6 +299,7 @@ _STRING_OPTS: dict[str, str] = {
     "--name": "name",
     "-n": "name",
     "--fork": "fork",
+    "--use-theme": "use_theme",
 }
 _LIST_OPTS: dict[str, str] = {
     "--append-system-prompt": "append_system_prompt",
@@ -178,7 +309,19 @@ _LIST_OPTS: dict[str, str] = {
     "--prompt-template": "prompt_templates",
     "--theme": "themes",
 }
-_SPECIAL = {"--mode", "--thinking", "--models", "--tools", "--export", "--list-models"}
+_SPECIAL = {
+    "--mode",
+    "--thinking",
+    "--models",
+    "--tools",
+    "-t",
+    "--exclude-tools",
+    "-xt",
+    "--session-id",
+    "--tui-mode",
+    "--export",
+    "--list-models",
+}
 
 
 def _split_commas(value: str) -> list[str]:
@@ -200,6 +343,11 @@ def parse_args(
     """
     out = CliArgs()
     ext = dict(extension_flags or {})
+    if argv and argv[0] in UNSUPPORTED_COMMANDS:
+        raise CliError(
+            f'"pi {argv[0]}" is not supported by this version of pi (no packages, auth or MCP commands); '
+            f'to send it as a prompt, use: pi -- "{argv[0]}"'
+        )
     i = 0
     n = len(argv)
 
@@ -260,7 +408,42 @@ def parse_args(
         else:
             raise CliError(f"Unknown option: {flag}")
         i += 1
+    _finish(out)
     return out
+
+
+def _finish(out: CliArgs) -> None:
+    """Checks across flags, the resolved tool list, and warnings for flags this port cannot honour yet."""
+    if out.fork:
+        for flag, given in (
+            ("--session", out.session),
+            ("--continue", out.continue_session),
+            ("--resume", out.resume),
+            ("--no-session", out.no_session),
+        ):
+            if given:
+                raise CliError(f"--fork cannot be combined with {flag}")
+    if out.session_id is not None:
+        for flag, given in (
+            ("--session", out.session),
+            ("--continue", out.continue_session),
+            ("--resume", out.resume),
+        ):
+            if given:
+                raise CliError(f"--session-id cannot be combined with {flag}")
+    sel = out.tool_selection
+    if sel is not None or out.no_tools or out.no_builtin_tools:
+        sel = sel or ToolSelection()
+        sel.no_tools, sel.no_builtin_tools = out.no_tools, out.no_builtin_tools
+        out.tool_selection = sel
+        out.tools, warnings = resolve_tools(sel)
+        out.warnings += warnings
+    for path in out.extensions:
+        out.warnings.append(f"Warning: extensions are not supported yet; -e {path} was not loaded")
+    if out.no_extensions and not out.extensions:
+        out.warnings.append("Warning: extensions are not supported yet; --no-extensions changes nothing")
+    if out.tui_mode == "regular":
+        out.warnings.append('Warning: --tui-mode regular is not supported; using "fullscreen"')
 
 
 def _parse_special(
@@ -278,17 +461,25 @@ def _parse_special(
         out.thinking = level
     elif flag == "--models":
         out.models = _split_commas(take_value(flag, inline))
-    elif flag == "--tools":
-        names = _split_commas(take_value(flag, inline))
-        valid = []
-        for name in names:
-            if name in BUILTIN_TOOLS:
-                valid.append(name)
-            else:
-                out.warnings.append(
-                    f'Warning: Unknown tool "{name}". Valid tools: {", ".join(BUILTIN_TOOLS)}'
-                )
-        out.tools = valid
+    elif flag in ("--tools", "-t"):
+        out.tool_selection = out.tool_selection or ToolSelection()
+        parse_tool_list(take_value(flag, inline), out.tool_selection)
+    elif flag in ("--exclude-tools", "-xt"):
+        out.tool_selection = out.tool_selection or ToolSelection()
+        out.tool_selection.exclude += _split_commas(take_value(flag, inline))
+    elif flag == "--session-id":
+        value = take_value(flag, inline)
+        if not _SESSION_ID_RE.match(value):
+            raise CliError(
+                "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', "
+                "and start and end with an alphanumeric character"
+            )
+        out.session_id = value
+    elif flag == "--tui-mode":
+        mode = take_value(flag, inline)
+        if mode not in TUI_MODES:
+            raise CliError(f'Invalid TUI mode "{mode}". Valid values: {", ".join(TUI_MODES)}')
+        out.tui_mode = mode  # type: ignore[assignment]
     elif flag == "--export":
         out.export = take_value(flag, inline)
     elif flag == "--list-models":

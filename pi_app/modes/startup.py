@@ -106,6 +106,8 @@ def create_session_manager(args: CliArgs, cfg: Config) -> SessionManager | None:
 
     session_dir = effective_session_dir(args, cfg.settings)
     try:
+        if args.session_id is not None:
+            return _manager_for_session_id(args, cfg, session_dir)
         if args.no_session:
             return SessionManager.in_memory(cfg.cwd)
         if args.fork:
@@ -129,6 +131,24 @@ def create_session_manager(args: CliArgs, cfg: Config) -> SessionManager | None:
     except OSError as exc:
         raise StartupError(f"Cannot open session: {exc}") from exc
     return None
+
+
+def _manager_for_session_id(args: CliArgs, cfg: Config, session_dir: str | None) -> SessionManager:
+    """``--session-id ID``: this directory's session with that id, or a new one that gets it (pi 1.6)."""
+    from pi_app.session.store import SessionManager, list_sessions
+
+    sid = args.session_id or ""
+    if args.fork:  # the store cannot give a fork a chosen id yet: say so rather than ignore the id
+        raise StartupError("--session-id with --fork is not supported yet")
+    if args.no_session:
+        manager = SessionManager.in_memory(cfg.cwd)
+    else:
+        existing = [s for s in list_sessions(cfg.cwd, session_dir) if s.id == sid]
+        if existing:
+            return SessionManager.open(existing[0].path, session_dir)
+        manager = SessionManager.create(cfg.cwd, session_dir)
+    manager.new_session(id=sid)
+    return manager
 
 
 def format_session_list(cwd: str, session_dir: str | None) -> str:
@@ -165,7 +185,6 @@ async def create_session(args: CliArgs, cfg: Config, manager: SessionManager | N
         model: Any = models[0]
     else:
         model = args.model
-    append = "\n\n".join(args.append_system_prompt) if args.append_system_prompt else None
     try:
         session = await create_agent_session(
             cfg.cwd,
@@ -176,7 +195,8 @@ async def create_session(args: CliArgs, cfg: Config, manager: SessionManager | N
             tools=args.tools,
             no_tools=args.no_tools and not args.tools,
             system_prompt=args.system_prompt,
-            append_system_prompt=append,
+            append_system_prompt=args.append_system_prompt or None,  # each text or a file
+            no_context_files=args.no_context_files,
             skills_paths=args.skills,
             no_skills=args.no_skills,
             template_paths=args.prompt_templates,

@@ -49,11 +49,13 @@ async def create_agent_session(
     no_tools: bool = False,
     custom_tools: Sequence[AgentTool] = (),
     system_prompt: str | None = None,
-    append_system_prompt: str | None = None,
+    append_system_prompt: str | Sequence[str] | None = None,
     skills_paths: Sequence[str] = (),
     no_skills: bool = False,
     template_paths: Sequence[str] = (),
     no_templates: bool = False,
+    no_context_files: bool = False,
+    project_resources: bool = True,
     session: SessionManager | None = None,
     api_key: str | None = None,
     scoped_models: Sequence[str | ScopedModel] = (),
@@ -64,6 +66,8 @@ async def create_agent_session(
 ) -> AgentSession:
     """Resolve everything an AgentSession needs and build it. Raises ValueError for an unknown model/tool.
 
+    ``project_resources`` says whether protected project resources (``.pi/SYSTEM.md``,
+    ``.pi/APPEND_SYSTEM.md``) may load, i.e. whether the project is trusted.
     ``model`` is a Model or a ``--model`` pattern (with ``provider`` as ``--provider``); ``scoped_models`` are
     ``--models`` patterns or resolved ScopedModels. The result's ``model_fallback_message`` (also on
     ``session.model_fallback_message``) explains a model that could not be restored.
@@ -148,11 +152,17 @@ async def create_agent_session(
     # ---- resources, tools, prompt
     ropts = ResourceOptions(
         system_prompt=system_prompt,
-        append_system_prompt=append_system_prompt,
+        append_system_prompt=(
+            append_system_prompt
+            if append_system_prompt is None or isinstance(append_system_prompt, str)
+            else list(append_system_prompt)
+        ),
         skills_paths=list(skills_paths),
         no_skills=no_skills,
         template_paths=list(template_paths),
         no_templates=no_templates,
+        no_context_files=no_context_files,
+        allow_project=project_resources,
     )
     resources = load_resources(cwd_s, adir, settings, ropts)
     tool_opts = tool_options_from_settings(settings, adir)

@@ -13,6 +13,7 @@ from pi_app.ai.types import ImageContent, TextContent
 from pi_app.session.config import SettingsManager
 from pi_app.session.messages import convert_to_llm
 from pi_app.session.resources.context_files import ContextFile, load_context_files
+from pi_app.session.resources.prompt_files import PromptFiles, load_prompt_files
 from pi_app.session.resources.skills import Skill, load_skills
 from pi_app.session.resources.system_prompt import SystemPromptOptions, build_system_prompt
 from pi_app.session.resources.templates import PromptTemplate, load_prompt_templates
@@ -26,11 +27,16 @@ class ResourceOptions:
     """What decides the loaded resources and the system prompt (kept for ``reload()``)."""
 
     system_prompt: str | None = None
-    append_system_prompt: str | None = None
+    append_system_prompt: str | list[str] | None = (
+        None  # each item text or a file path, joined by blank lines
+    )
     skills_paths: list[str] = field(default_factory=list)
     no_skills: bool = False
     template_paths: list[str] = field(default_factory=list)
     no_templates: bool = False
+    no_context_files: bool = False  # -nc: no AGENTS.md / CLAUDE.md
+    # Whether protected project resources (.pi/SYSTEM.md, .pi/APPEND_SYSTEM.md) may load: project trust.
+    allow_project: bool = True
 
 
 @dataclass
@@ -38,6 +44,7 @@ class Resources:
     context_files: list[ContextFile] = field(default_factory=list)
     skills: list[Skill] = field(default_factory=list)
     prompt_templates: list[PromptTemplate] = field(default_factory=list)
+    prompt_files: PromptFiles = field(default_factory=PromptFiles)  # SYSTEM.md / APPEND_SYSTEM.md
     warnings: list[str] = field(default_factory=list)
 
 
@@ -56,9 +63,13 @@ def _text_or_file(value: str | None) -> str | None:
 
 def load_resources(cwd: str, agent_dir: str, settings: SettingsManager, opts: ResourceOptions) -> Resources:
     s = settings.settings
-    res = Resources(context_files=load_context_files(cwd, agent_dir))
+    res = Resources(context_files=[] if opts.no_context_files else load_context_files(cwd, agent_dir))
+    res.prompt_files = load_prompt_files(
+        cwd, agent_dir, allow_project=opts.allow_project, warnings=res.warnings
+    )
     skills = load_skills(cwd, agent_dir, [*s.skills, *opts.skills_paths], include_defaults=not opts.no_skills)
-    res.skills, res.warnings = skills.skills, list(skills.warnings)
+    res.skills = skills.skills
+    res.warnings += skills.warnings
     templates = load_prompt_templates(
         cwd, agent_dir, [*s.prompts, *opts.template_paths], include_defaults=not opts.no_templates
     )
@@ -68,12 +79,23 @@ def load_resources(cwd: str, agent_dir: str, settings: SettingsManager, opts: Re
 
 
 def system_prompt_for(cwd: str, tool_names: list[str], res: Resources, opts: ResourceOptions) -> str:
+    """``--system-prompt`` beats SYSTEM.md; ``--append-system-prompt`` replaces APPEND_SYSTEM.md (as pi 1.6)."""
+    files = res.prompt_files
+    custom = _text_or_file(opts.system_prompt) if opts.system_prompt else None
+    if custom is None and files.system is not None:
+        custom = files.system.content
+    appends = opts.append_system_prompt
+    if isinstance(appends, str):
+        appends = [appends]
+    append = "\n\n".join(_text_or_file(a) or "" for a in appends) if appends else None
+    if append is None and files.append is not None:
+        append = files.append.content
     return build_system_prompt(
         SystemPromptOptions(
             cwd=cwd,
-            custom_prompt=_text_or_file(opts.system_prompt),
+            custom_prompt=custom,
             selected_tools=tool_names,
-            append_system_prompt=_text_or_file(opts.append_system_prompt),
+            append_system_prompt=append,
             context_files=res.context_files,
             skills=res.skills,
         )

@@ -29,6 +29,12 @@ def test_no_arguments_gives_defaults() -> None:
         (["-r"], "resume"),
         (["--no-session"], "no_session"),
         (["--no-tools"], "no_tools"),
+        (["-nt"], "no_tools"),
+        (["--no-builtin-tools"], "no_builtin_tools"),
+        (["-nbt"], "no_builtin_tools"),
+        (["--no-context-files"], "no_context_files"),
+        (["-nc"], "no_context_files"),
+        (["--no-mcp"], "no_mcp"),
         (["--no-extensions"], "no_extensions"),
         (["-ne"], "no_extensions"),
         (["--no-skills"], "no_skills"),
@@ -43,9 +49,10 @@ def test_no_arguments_gives_defaults() -> None:
 def test_boolean_flags(argv: list[str], attr: str) -> None:
     args = parse_args(argv)
     assert getattr(args, attr) is True
-    # nothing else flipped
-    others = {k: v for k, v in vars(args).items() if k != attr}
-    assert others == {k: v for k, v in vars(CliArgs()).items() if k != attr}
+    # nothing else flipped (tool flags also resolve the tool list; -ne warns: no extensions yet)
+    derived = {attr, "tools", "tool_selection", "warnings"}
+    others = {k: v for k, v in vars(args).items() if k not in derived}
+    assert others == {k: v for k, v in vars(CliArgs()).items() if k not in derived}
 
 
 @pytest.mark.parametrize(
@@ -164,7 +171,8 @@ def test_short_flags_do_not_combine() -> None:
 @pytest.mark.parametrize(
     "flag",
     ["--mode", "--thinking", "--model", "--provider", "--session", "--session-dir", "--export", "-e", "--tools",
-     "--models", "--skill", "--fork", "--name"],
+     "--models", "--skill", "--fork", "--name", "-t", "-xt", "--exclude-tools", "--session-id", "--tui-mode",
+     "--use-theme", "--prompt-template", "--theme", "--append-system-prompt"],
 )  # fmt: skip
 def test_missing_value_is_a_clear_error(flag: str) -> None:
     with pytest.raises(CliError) as err:
@@ -199,7 +207,9 @@ def test_help_text_mentions_every_flag() -> None:
         "--no-session", "--provider", "--model ", "--api-key", "--thinking", "--models", "--tools", "--no-tools",
         "--system-prompt", "--append-system-prompt", "--extension", "--skill", "--no-skills", "--prompt-template",
         "--no-prompt-templates", "--theme", "--export", "--list-models", "--verbose", "--offline", "--name",
-        "--fork", "@file",
+        "--fork", "@file", "--tools, -t", "--exclude-tools", "-xt", "--no-builtin-tools", "-nbt", "-nt", "-ns", "-np",
+        "--use-theme", "--no-themes", "--no-context-files", "-nc", "--session-id", "--name, -n", "--tui-mode",
+        "--no-extensions", "-ne", "--extension, -e", "SYSTEM.md", "APPEND_SYSTEM.md",
     ]:  # fmt: skip
         assert flag in HELP_TEXT, flag
 

@@ -1,7 +1,8 @@
-"""A small YAML-frontmatter reader for skills and prompt templates (no YAML dependency).
+"""YAML frontmatter of skills and prompt templates, read with PyYAML's safe loader (as pi reads it with a
+real YAML parser: block scalars, flow lists, quoting and escapes all mean what YAML says).
 
-Supports what these files use: ``key: value`` scalars (quoted or not), booleans, and ``key:`` followed by
-indented ``- item`` lists or nested ``k: v`` maps. Anything else is reported, never raised.
+Invalid YAML is reported as one error with its line and column in the file; the caller warns, naming the
+file, and does not load it. Nothing here raises for bad input.
 """
 
 from __future__ import annotations
@@ -18,64 +19,39 @@ class Frontmatter:
     errors: list[str] = field(default_factory=list)
 
 
-def _scalar(raw: str) -> Any:
-    value = raw.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    low = value.lower()
-    if low in ("true", "yes"):
-        return True
-    if low in ("false", "no"):
-        return False
-    if low in ("null", "~", ""):
-        return None
-    return value
+def _yaml_error(exc: Exception, first_line: int) -> str:
+    """``problem at line L, column C`` with the line counted in the whole file (1-based)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc)
+    if mark is None:
+        return f"invalid YAML: {problem}"
+    return f"invalid YAML: {problem} at line {mark.line + first_line}, column {mark.column + 1}"
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
+    """Split ``---``-fenced YAML from the body. The body is trimmed (pi trims it: the blank line after the
+    closing fence is not part of a template). Text without frontmatter is returned as the body unchanged."""
+    import yaml  # deferred: only resource loading needs it, not `pi --version`
+
     if text.startswith("\ufeff"):
         text = text[1:]
-    normalized = text.replace("\r\n", "\n")
+    normalized = text.replace("\r\n", "\n").replace("\r", "\n")
     if not normalized.startswith("---\n"):
         return Frontmatter(body=text)
-    end = normalized.find("\n---", 4)
+    end = normalized.find("\n---", 3)
     if end == -1:
         return Frontmatter(body=text, errors=["frontmatter is not closed with ---"])
     block = normalized[4:end]
-    rest = normalized[end + 4 :]
-    body = rest[1:] if rest.startswith("\n") else rest
-    fm = Frontmatter(body=body)
-    current: str | None = None
-    for lineno, line in enumerate(block.split("\n"), start=2):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if line[0] in " \t":
-            if current is None:
-                fm.errors.append(f"line {lineno}: indented line without a key")
-                continue
-            item = line.strip()
-            container = fm.data.get(current)
-            if item.startswith("- "):
-                if not isinstance(container, list):
-                    container = []
-                    fm.data[current] = container
-                container.append(_scalar(item[2:]))
-            elif ":" in item:
-                if not isinstance(container, dict):
-                    container = {}
-                    fm.data[current] = container
-                k, _, v = item.partition(":")
-                container[k.strip()] = _scalar(v)
-            elif isinstance(fm.data.get(current), str):
-                fm.data[current] = f"{fm.data[current]} {item}"  # folded continuation
-            continue
-        if ":" not in line:
-            fm.errors.append(f"line {lineno}: expected 'key: value'")
-            continue
-        key, _, value = line.partition(":")
-        current = key.strip()
-        fm.data[current] = _scalar(value) if value.strip() else None
-    return fm
+    body = normalized[end + 4 :].strip()
+    try:
+        loaded = yaml.safe_load(block) if block.strip() else None
+    except yaml.YAMLError as exc:
+        return Frontmatter(body=body, errors=[_yaml_error(exc, first_line=2)])
+    if loaded is None:
+        return Frontmatter(body=body)
+    if not isinstance(loaded, dict):
+        return Frontmatter(body=body, errors=["frontmatter must be a mapping of keys to values"])
+    return Frontmatter(data={str(k): v for k, v in loaded.items()}, body=body)
 
 
 def read_markdown(path: Path, warnings: list[str]) -> str:

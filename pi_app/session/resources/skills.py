@@ -83,6 +83,9 @@ def _candidate_files(root: Path) -> list[Path]:
     root_key = _dir_key(root)
     if root_key is None or not root.is_dir():
         return out
+    root_skill = root / "SKILL.md"
+    if root_skill.is_file():  # a skill directory is one skill: its nested SKILL.md files are its own files
+        return [root_skill]
     children = _sorted_children(root)
     for entry in children:
         try:
@@ -117,12 +120,13 @@ def _load_skill(path: Path, source: str, warnings: list[str]) -> Skill | None:
         warnings.append(f"{path}: cannot read skill: {exc.strerror or exc}")
         return None
     fm = parse_frontmatter(text)
-    for err in fm.errors:
-        warnings.append(f"{path}: frontmatter {err}")
+    if fm.errors:  # malformed frontmatter: pi does not load the skill
+        warnings.extend(f"{path}: skill not loaded: frontmatter {err}" for err in fm.errors)
+        return None
     parent = path.parent.name if path.name == "SKILL.md" else path.stem
     name = str(fm.data.get("name") or parent)
     description = fm.data.get("description")
-    if not description or not str(description).strip():
+    if description is None or not str(description).strip():
         warnings.append(f"{path}: skill has no description and was not loaded")
         return None
     description = str(description)
@@ -167,7 +171,11 @@ def load_skills(
     result = SkillLoadResult()
     roots: list[tuple[Path, str]] = skill_dirs(cwd, agent_dir) if include_defaults else []
     for p in extra_paths or []:
-        roots.append((Path(os.path.expanduser(p)), "path"))
+        path = Path(os.path.expanduser(p))
+        if not path.exists():
+            result.warnings.append(f"{path}: skill path does not exist")
+            continue
+        roots.append((path, "path"))
     seen_real: set[str] = set()
     by_name: dict[str, Skill] = {}
     for root, source in roots:

@@ -26,11 +26,11 @@ class TemplateLoadResult:
 
 
 def parse_command_args(text: str) -> list[str]:
-    """Shell-like split: single or double quotes group, spaces and tabs separate."""
+    """Shell-like split: single or double quotes group, spaces and tabs separate. Empty arguments (``""``)
+    are dropped, as pi drops them, so ``$N`` counts only arguments that hold text."""
     args: list[str] = []
     current = ""
     quote: str | None = None
-    has_token = False
     for ch in text:
         if quote:
             if ch == quote:
@@ -39,14 +39,13 @@ def parse_command_args(text: str) -> list[str]:
                 current += ch
         elif ch in "\"'":
             quote = ch
-            has_token = True
         elif ch in " \t":
-            if current or has_token:
+            if current:
                 args.append(current)
-            current, has_token = "", False
+            current = ""
         else:
             current += ch
-    if current or has_token:
+    if current:
         args.append(current)
     return args
 
@@ -79,8 +78,9 @@ def _load_file(path: Path, source: str, warnings: list[str]) -> PromptTemplate |
         warnings.append(f"{path}: cannot read prompt template: {exc.strerror or exc}")
         return None
     fm = parse_frontmatter(raw)
-    for err in fm.errors:
-        warnings.append(f"{path}: frontmatter {err}")
+    if fm.errors:  # malformed frontmatter: the template is not loaded (as pi)
+        warnings.extend(f"{path}: prompt template not loaded: frontmatter {err}" for err in fm.errors)
+        return None
     description = str(fm.data.get("description") or "")
     if not description:
         first = next((line for line in fm.body.split("\n") if line.strip()), "")
