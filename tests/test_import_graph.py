@@ -26,6 +26,7 @@ PACKAGES = ("pi_app", "widgets", "themes")
 CORE = ("pi_app.ai", "pi_app.agent", "pi_app.tools", "pi_app.session", "pi_app.modes")
 FORBIDDEN_IN_CORE = ("textual", "themes.textual_adapter", "pi_app.tui", "widgets")
 
+
 @dataclass(frozen=True)
 class Edge:
     source: str
