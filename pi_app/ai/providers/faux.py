@@ -176,6 +176,7 @@ async def stream_faux(
         elif signal is not None and signal.aborted:
             raise AbortError()
 
+    ev: AssistantMessageEvent
     try:
         for step in resp.steps:
             if step.kind == "text":
