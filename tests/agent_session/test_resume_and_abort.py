@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from pi_app.ai.providers.faux import FauxResponse, FauxStep, faux_text
+from tests.waits import wait_until
 
 from .helpers import Recorder, Script, entries, make_session, texts
 
@@ -96,10 +97,7 @@ async def _prompt_during_pre_prompt_compaction(tmp_path, faux):
     rec = Recorder()
     s.subscribe(rec)
     task = asyncio.create_task(s.prompt("two"))
-    for _ in range(300):
-        if s.is_compacting:
-            break
-        await asyncio.sleep(0.01)
+    await wait_until(lambda: s.is_compacting, "compaction to start")
     assert s.is_compacting and len(script.agent_requests) == 2
     return s, script, rec, task
 

@@ -8,6 +8,7 @@ from pi_app.agent.tool import AgentToolResult, FunctionTool
 from pi_app.ai.abort import race_abort
 from pi_app.ai.providers.faux import faux_error, faux_text, faux_tool
 from pi_app.ai.types import TextContent
+from tests.waits import wait_until
 
 from .helpers import Recorder, Script, entries, make_session, reopen, texts
 
@@ -242,11 +243,7 @@ async def test_steering_while_threshold_compaction_runs(tmp_path, faux):
     s.subscribe(rec)
     await s.prompt("one")
     task = asyncio.create_task(s.prompt("two"))
-    for _ in range(200):
-        if s.is_compacting:
-            break
-        await asyncio.sleep(0.01)
-    assert s.is_compacting
+    await wait_until(lambda: s.is_compacting, "compaction to start")
     await s.prompt("steered", streaming_behavior="steer")
     await asyncio.wait_for(task, 10)
     sent = [t for t in texts(script.agent_requests[-1].messages) if not t.startswith("system")]
@@ -303,15 +300,14 @@ async def test_user_bash_while_agent_streams_lands_after_the_turn(tmp_path, faux
     from pi_app.ai.providers.faux import FauxResponse, FauxStep
 
     s = await make_session(tmp_path)
-    slow = FauxResponse(steps=[FauxStep("text", text="streaming answer")], delay_s=0.02, chunk_size=2)
-    script = Script(faux, slow, faux_text("second"))
+    release = asyncio.Event()  # the answer streams until the command has run, however slow the machine
+    held = FauxResponse(steps=[FauxStep("text", text="streaming answer")], chunk_size=2, hold=release)
+    script = Script(faux, held, faux_text("second"))
     task = asyncio.create_task(s.prompt("q"))
-    for _ in range(200):
-        if s.agent.state.is_streaming:
-            break
-        await asyncio.sleep(0.005)
+    await wait_until(lambda: s.agent.state.is_streaming, "the run to start")
     result = await s.execute_bash("echo hi")
-    assert result.output.strip() == "hi"
+    assert result.output.strip() == "hi" and s.agent.state.is_streaming
+    release.set()
     await task
     roles = [m.role for m in s.messages if m.role != "system"]
     assert roles == ["user", "assistant", "bashExecution"]
@@ -384,11 +380,7 @@ async def test_abort_during_threshold_compaction_then_prompt(tmp_path, faux):
     s.subscribe(rec)
     await s.prompt("one")
     task = asyncio.create_task(s.prompt("two"))
-    for _ in range(300):
-        if s.is_compacting:
-            break
-        await asyncio.sleep(0.01)
-    assert s.is_compacting
+    await wait_until(lambda: s.is_compacting, "compaction to start")
     await s.abort()
     await asyncio.wait_for(task, 5)
     assert rec.of("compaction_end")[-1].aborted

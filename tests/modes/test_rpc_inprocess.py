@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 
@@ -10,6 +9,7 @@ from pi_app.ai.providers.faux import FauxResponse, FauxStep, faux_text
 from pi_app.modes.jsonl import JsonlWriter
 from pi_app.modes.rpc_mode import RpcServer
 from tests.modes.rpc_driver import Collector, RpcDriver, make_faux_session
+from tests.waits import HANG_GUARD_S, wait_until
 
 
 def chat(session) -> list:
@@ -273,8 +273,8 @@ async def test_malformed_unknown_and_framing(tmp_path, faux):
 
 async def test_abort_bash_reaches_a_running_bash(tmp_path, faux):
     rpc = RpcDriver(await make_faux_session(tmp_path))
-    bash_id = rpc.send({"type": "bash", "command": "sleep 5; echo never"})
-    await asyncio.sleep(0.2)
+    bash_id = rpc.send({"type": "bash", "command": "sleep 600; echo never"})  # only the abort ends it
+    await wait_until(lambda: rpc.session.is_bash_running, "the command to start")
     assert (await rpc.call({"type": "abort_bash"}))["success"]
-    result = await rpc.response(bash_id, timeout=5)
+    result = await rpc.response(bash_id, timeout=HANG_GUARD_S)
     assert result["data"]["cancelled"] is True and "never" not in result["data"]["output"]
