@@ -228,15 +228,17 @@ async def test_steer_during_tool_run(tmp_path, faux):
     s = await make_session(tmp_path)
     rec = Recorder()
     s.subscribe(rec)
+    go = tmp_path / "go"  # the tool runs until the test has steered, however slow the machine
     script = Script(
         faux,
-        FauxResponse(steps=faux_tool("bash", {"command": "sleep 0.2"}).steps, delay_s=0.001),
+        FauxResponse(steps=faux_tool("bash", {"command": f"until [ -e '{go}' ]; do sleep 0.01; done"}).steps),
         faux_text("steered"),
     )
     task = asyncio.create_task(s.prompt("start"))
     await wait_until(lambda: "tool_execution_start" in rec.types(), "the tool to start")
     await s.steer("change course")
     assert s.get_steering_messages() == ["change course"]
+    go.touch()
     await task
     assert texts(script.agent_requests[-1].messages)[-1] == "user:change course"
     assert s.get_steering_messages() == []
