@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 
@@ -17,8 +18,9 @@ def chat(session) -> list:
     return [m for m in session.messages if getattr(m, "role", None) != "system"]
 
 
-def slow_text(text: str, delay: float = 0.03) -> FauxResponse:
-    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=2, delay_s=delay)
+def held_text(text: str) -> FauxResponse:
+    """Streams its first delta, then stays open until aborted (never released)."""
+    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=2, hold=asyncio.Event())
 
 
 async def test_prompt_ack_precedes_the_run_and_events_carry_no_id(tmp_path, faux):
@@ -40,7 +42,7 @@ async def test_prompt_ack_precedes_the_run_and_events_carry_no_id(tmp_path, faux
 
 async def test_second_prompt_while_streaming_fails_with_a_second_response(tmp_path, faux):
     rpc = RpcDriver(await make_faux_session(tmp_path))
-    faux.enqueue(slow_text("a fairly long answer to keep streaming"))
+    faux.enqueue(held_text("a fairly long answer to keep streaming"))
     rpc.send({"type": "prompt", "message": "first"})
     await rpc.wait_for(lambda r: r.get("type") == "message_update")
     second = rpc.send({"type": "prompt", "message": "second"})
@@ -55,8 +57,10 @@ async def test_second_prompt_while_streaming_fails_with_a_second_response(tmp_pa
 
 async def test_steer_and_follow_up_while_streaming_run_in_the_same_run(tmp_path, faux):
     rpc = RpcDriver(await make_faux_session(tmp_path))
+    go = tmp_path / "go"  # the tool runs until the queueing is done, however slow the machine
+    command = f"until [ -e '{go}' ]; do sleep 0.01; done; echo slept"
     faux.enqueue(
-        FauxResponse(steps=[FauxStep("tool", name="bash", arguments={"command": "sleep 0.3; echo slept"})]),
+        FauxResponse(steps=[FauxStep("tool", name="bash", arguments={"command": command})]),
         faux_text("after steer"),
         faux_text("after follow-up"),
         faux_text("after queued prompt"),
@@ -69,7 +73,8 @@ async def test_steer_and_follow_up_while_streaming_run_in_the_same_run(tmp_path,
     assert (await rpc.response(queued))["success"]
     state = (await rpc.call({"type": "get_state"}))["data"]
     assert state["isStreaming"] is True and state["pendingMessageCount"] == 3
-    await rpc.wait_for(lambda r: r.get("type") == "agent_end")
+    go.touch()
+    await rpc.wait_for(lambda r: r.get("type") == "agent_end", timeout=HANG_GUARD_S)
     await rpc.idle()
     assert len(rpc.events("agent_end")) == 1
     queue_updates = rpc.events("queue_update")
