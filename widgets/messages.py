@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 
@@ -277,7 +278,7 @@ class AssistantMessageView(Vertical):
         if self._frozen is not None:
             self._frozen.update(self._frozen.content, layout=False)
 
-    def compose(self):  # type: ignore[override]
+    def compose(self) -> ComposeResult:
         if self.finalized and self._frozen is None:
             self._frozen = SelectableStatic(
                 self._frozen_renderable(), classes="-frozen", source=self.frozen_markup

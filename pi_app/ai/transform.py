@@ -16,7 +16,7 @@ def _is_same_model(msg: AssistantMessage, model: Model) -> bool:
 
 def _transform_assistant(
     msg: AssistantMessage, model: Model, normalize: NormalizeId | None, id_map: dict[str, str]
-):
+) -> AssistantMessage:
     same = _is_same_model(msg, model)
     content: list[Any] = []
     for block in msg.content:

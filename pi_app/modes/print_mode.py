@@ -16,6 +16,7 @@ from pi_app.modes.jsonl import JsonlWriter, silence_stdout
 from pi_app.session.jsontext import replace_surrogates
 
 if TYPE_CHECKING:
+    from pi_app.session.agent_session import AgentSession
     from pi_app.session.session_events import SessionEvent
 
 
@@ -48,17 +49,12 @@ def final_assistant_outcome(messages: Sequence[Any]) -> tuple[list[str], str | N
     return texts, None
 
 
-def session_header_json(session: Any) -> dict[str, Any] | None:
-    manager = session.session_manager
-    raw = getattr(manager, "raw_header", None)
-    if callable(raw):
-        return dict(raw())
-    header = manager.get_header()
-    return header.dump() if hasattr(header, "dump") else dict(header)
+def session_header_json(session: AgentSession) -> dict[str, Any] | None:
+    return dict(session.session_manager.raw_header())
 
 
 async def run_print_mode(
-    session: Any,
+    session: AgentSession,
     *,
     mode: Literal["text", "json"] = "text",
     messages: Sequence[str] = (),
@@ -144,13 +140,11 @@ async def _resume_gc_on_reply(event: SessionEvent) -> None:
         startup_gc.resume()
 
 
-def _abort_soon(session: Any) -> None:
+def _abort_soon(session: AgentSession) -> None:
     import asyncio
 
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         return
-    result = session.abort()
-    if asyncio.iscoroutine(result):
-        loop.create_task(result)
+    loop.create_task(session.abort())

@@ -16,7 +16,7 @@ import json
 import re
 import secrets
 from collections.abc import Iterator
-from json.encoder import encode_basestring  # type: ignore[attr-defined]  # C-accelerated when available
+from json.encoder import encode_basestring  # C-accelerated when available
 from typing import Any
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -8,7 +8,7 @@ import os
 import threading
 from typing import Any
 
-from pi_app.agent.tool import AgentTool, AgentToolResult, ToolError
+from pi_app.agent.tool import AgentTool, AgentToolResult, OnUpdate, ToolError
 from pi_app.ai.abort import AbortSignal
 from pi_app.tools.common import check_abort, error_code, node_error, req_str
 from pi_app.tools.edit_diff import (
@@ -129,7 +129,11 @@ class EditTool(AgentTool):
         return args
 
     async def execute(
-        self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None = None, on_update=None
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
     ) -> AgentToolResult:
         params = self.prepare_arguments(params)
         path = req_str(params, "path")

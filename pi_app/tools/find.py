@@ -10,7 +10,7 @@ import contextlib
 import os
 from typing import Any
 
-from pi_app.agent.tool import AgentTool, AgentToolResult, ToolError
+from pi_app.agent.tool import AgentTool, AgentToolResult, OnUpdate, ToolError
 from pi_app.ai.abort import AbortError, AbortSignal
 from pi_app.tools.common import check_abort, opt_int, opt_str, req_str
 from pi_app.tools.options import ToolOptions
@@ -74,7 +74,11 @@ class FindTool(AgentTool):
         )
 
     async def execute(
-        self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None = None, on_update=None
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
     ) -> AgentToolResult:
         pattern = req_str(params, "pattern")
         search_path = resolve_to_cwd(opt_str(params, "path") or ".", self.cwd)
@@ -166,7 +170,9 @@ class FindTool(AgentTool):
             raise ToolError(stderr.strip() or f"rg exited with code {code}")
 
     async def _walk(self, root: str, collector: _Collector, signal: AbortSignal | None) -> None:
-        stop = (lambda: signal.aborted) if signal is not None else (lambda: False)
+
+        def stop() -> bool:
+            return signal is not None and signal.aborted
 
         def run() -> None:
             for path in walk_files(root, should_stop=stop):

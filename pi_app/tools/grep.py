@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_app.agent.tool import AgentTool, AgentToolResult, ToolError
+from pi_app.agent.tool import AgentTool, AgentToolResult, OnUpdate, ToolError
 from pi_app.ai.abort import AbortError, AbortSignal
 from pi_app.tools.common import check_abort, opt_bool, opt_int, opt_str, req_str
 from pi_app.tools.fsutil import NotRegularFileError, check_regular, open_regular
@@ -37,8 +37,9 @@ class Match:
 def _rg_text(obj: dict[str, Any] | None) -> str | None:
     if not obj:
         return None
-    if "text" in obj:
-        return obj["text"]
+    text = obj.get("text")
+    if isinstance(text, str):
+        return text
     if "bytes" in obj:
         return base64.b64decode(obj["bytes"]).decode("utf-8", "replace")
     return None
@@ -79,7 +80,11 @@ class GrepTool(AgentTool):
         )
 
     async def execute(
-        self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None = None, on_update=None
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
     ) -> AgentToolResult:
         pattern = req_str(params, "pattern")
         search_path = resolve_to_cwd(opt_str(params, "path") or ".", self.cwd)
@@ -109,7 +114,17 @@ class GrepTool(AgentTool):
         return self._format(matches, search_path, is_dir, context, limit, limit_reached)
 
     # -------------------------------------------------------------- ripgrep
-    async def _run_rg(self, rg, pattern, path, glob, ignore_case, literal, limit, signal):
+    async def _run_rg(
+        self,
+        rg: str,
+        pattern: str,
+        path: str,
+        glob: str | None,
+        ignore_case: bool,
+        literal: bool,
+        limit: int,
+        signal: AbortSignal | None,
+    ) -> tuple[list[Match], bool]:
         args = ["--json", "--line-number", "--color=never", "--hidden", "--glob", "!.git"]
         if ignore_case:
             args.append("--ignore-case")
@@ -169,14 +184,26 @@ class GrepTool(AgentTool):
         return matches, limit_reached
 
     # -------------------------------------------------------------- pure Python
-    async def _scan(self, pattern, path, is_dir, glob, ignore_case, literal, limit, signal):
+    async def _scan(
+        self,
+        pattern: str,
+        path: str,
+        is_dir: bool,
+        glob: str | None,
+        ignore_case: bool,
+        literal: bool,
+        limit: int,
+        signal: AbortSignal | None,
+    ) -> tuple[list[Match], bool]:
         flags = re.IGNORECASE if ignore_case else 0
         try:
             rx = re.compile(re.escape(pattern) if literal else pattern, flags)
         except re.error as exc:
             raise ToolError(f"regex parse error:\n    {pattern}\nerror: {exc}") from None
         glob_spec = gitignore_spec([glob]) if glob else None
-        stop = (lambda: signal.aborted) if signal is not None else (lambda: False)
+
+        def stop() -> bool:
+            return signal is not None and signal.aborted
 
         def run() -> tuple[list[Match], bool]:
             matches: list[Match] = []
@@ -207,7 +234,15 @@ class GrepTool(AgentTool):
         return await asyncio.to_thread(run)
 
     # -------------------------------------------------------------- output
-    def _format(self, matches, search_path, is_dir, context, limit, limit_reached) -> AgentToolResult:
+    def _format(
+        self,
+        matches: list[Match],
+        search_path: str,
+        is_dir: bool,
+        context: int,
+        limit: int,
+        limit_reached: bool,
+    ) -> AgentToolResult:
         max_len = self.options.grep_max_line_length
         lim = self.options.limits_for("grep")
         lines_truncated = False
@@ -273,7 +308,7 @@ class GrepTool(AgentTool):
         return AgentToolResult.text(text, details or None)
 
 
-def _glob_ok(spec: pathspec.PathSpec, file_path: str, root: str) -> bool:
+def _glob_ok(spec: pathspec.GitIgnoreSpec, file_path: str, root: str) -> bool:
     rel = os.path.relpath(file_path, root) if os.path.isdir(root) else os.path.basename(file_path)
     return spec.match_file(rel.replace(os.sep, "/"))
 

@@ -6,7 +6,7 @@ import os
 import stat
 from typing import Any
 
-from pi_app.agent.tool import AgentTool, AgentToolResult, ToolError
+from pi_app.agent.tool import AgentTool, AgentToolResult, OnUpdate, ToolError
 from pi_app.ai.abort import AbortSignal
 from pi_app.tools.common import check_abort, opt_int, opt_str
 from pi_app.tools.options import ToolOptions
@@ -37,7 +37,11 @@ class LsTool(AgentTool):
         )
 
     async def execute(
-        self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None = None, on_update=None
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
     ) -> AgentToolResult:
         dir_path = resolve_to_cwd(opt_str(params, "path") or ".", self.cwd)
         limit = opt_int(params, "limit")

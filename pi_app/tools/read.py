@@ -10,7 +10,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from pi_app.agent.tool import AgentTool, AgentToolResult, ToolError
+from pi_app.agent.tool import AgentTool, AgentToolResult, OnUpdate, ToolError
 from pi_app.ai.abort import AbortSignal
 from pi_app.ai.types import ImageContent, TextContent
 from pi_app.tools.common import check_abort, node_error, opt_int, req_str
@@ -147,7 +147,11 @@ class ReadTool(AgentTool):
         )
 
     async def execute(
-        self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None = None, on_update=None
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
     ) -> AgentToolResult:
         path = req_str(params, "path")
         offset = opt_int(params, "offset")

@@ -93,7 +93,7 @@ def fd_glob_matcher(pattern: str) -> Callable[[str], bool]:
 
 
 # ---------------------------------------------------------------- fallback walk
-def _load_ignores(directory: str) -> pathspec.PathSpec | None:
+def _load_ignores(directory: str) -> pathspec.GitIgnoreSpec | None:
     lines: list[str] = []
     for name in IGNORE_FILES:
         path = os.path.join(directory, name)
@@ -109,7 +109,7 @@ def _load_ignores(directory: str) -> pathspec.PathSpec | None:
     return gitignore_spec(lines)
 
 
-def gitignore_spec(lines: list[str]) -> pathspec.PathSpec:
+def gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
     import pathspec
 
     return pathspec.GitIgnoreSpec.from_lines(lines)
@@ -134,7 +134,7 @@ def walk_files(
 ) -> Iterator[str]:
     """Yield file paths under ``root`` (hidden included, ``.git`` skipped, ignore files honoured with
     nested ones scoped to their directory). Sorted within each directory for stable output."""
-    stack: list[tuple[str, list[tuple[str, pathspec.PathSpec]]]] = [(root, [])]
+    stack: list[tuple[str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, [])]
     while stack:
         directory, specs = stack.pop()
         if should_stop():
@@ -165,7 +165,7 @@ def walk_files(
         stack.extend((d, specs) for d in reversed(subdirs))
 
 
-def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
+def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
     # The deepest ignore file that has an opinion wins (negations in a nested file can re-include).
     for base, spec in reversed(specs):
         rel = os.path.relpath(path, base).replace(os.sep, "/")

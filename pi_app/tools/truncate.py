@@ -7,7 +7,7 @@ oversized last line is cut to its UTF-8-safe tail.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pi_app.ai.types import WireModel
 
@@ -33,7 +33,7 @@ class TruncationResult(WireModel):
     maxLines: int = DEFAULT_MAX_LINES
     maxBytes: int = DEFAULT_MAX_BYTES
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """pi's JSON shape (``truncatedBy: null`` kept, unlike :func:`pi_app.ai.types.dump`)."""
         return self.model_dump(mode="json")
 
@@ -51,7 +51,9 @@ def format_size(num_bytes: int) -> str:
     return f"{num_bytes / (1024 * 1024):.1f}MB"
 
 
-def _untruncated(content: str, total_lines: int, total_bytes: int, max_lines: int, max_bytes: int):
+def _untruncated(
+    content: str, total_lines: int, total_bytes: int, max_lines: int, max_bytes: int
+) -> TruncationResult:
     return TruncationResult(
         content=content,
         truncated=False,

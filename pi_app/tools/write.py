@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pi_app.agent.tool import AgentTool, AgentToolResult
+from pi_app.agent.tool import AgentTool, AgentToolResult, OnUpdate
 from pi_app.ai.abort import AbortSignal
 from pi_app.tools.common import check_abort, node_error, req_str
 from pi_app.tools.fsutil import file_mutation_lock, write_file
@@ -42,7 +42,11 @@ class WriteTool(AgentTool):
         self.options = options or ToolOptions()
 
     async def execute(
-        self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None = None, on_update=None
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
     ) -> AgentToolResult:
         path = req_str(params, "path")
         content = req_str(params, "content")

@@ -12,7 +12,7 @@ from pi_app.agent.agent import BUSY_PROMPT
 from pi_app.ai.providers.faux import FauxResponse, faux_error, faux_model, faux_text, faux_tool, faux_tools
 from pi_app.ai.types import AssistantMessage, TextContent, ToolResultMessage, UserMessage
 
-from .helpers import OBJ, echo_tool, sleeper, trace
+from .helpers import OBJ, echo_tool, trace
 
 
 def make_agent(*tools: Any, **kw: Any) -> tuple[Agent, list[Any]]:
@@ -77,10 +77,17 @@ async def test_prompt_accepts_message_list_and_images(faux):
 
 
 async def test_second_prompt_while_running_raises(faux):
-    agent, _ = make_agent(sleeper("wait", 0.05))
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def wait(call_id, params, signal, on_update):
+        started.set()
+        await release.wait()
+        return AgentToolResult.text("waited")
+
+    agent, _ = make_agent(FunctionTool("wait", "waits for the test", OBJ, wait))
     faux.enqueue(faux_tool("wait", {}), faux_text("done"))
     task = asyncio.create_task(agent.prompt("first"))
-    await asyncio.sleep(0.01)
+    await started.wait()  # mid-run: the tool holds it until released
     assert agent.state.is_streaming
     with pytest.raises(RuntimeError) as exc:
         await agent.prompt("second")
@@ -88,6 +95,7 @@ async def test_second_prompt_while_running_raises(faux):
     assert BUSY_PROMPT.startswith("Agent is already processing a prompt. Use steer() or followUp()")
     with pytest.raises(RuntimeError, match="Wait for completion before continuing"):
         await agent.continue_()
+    release.set()
     await agent.wait_for_idle()
     assert task.done() and not agent.state.is_streaming
     await task

@@ -12,6 +12,7 @@ from pi_app.ai.providers.faux import FauxResponse, faux_error, faux_model, faux_
 from pi_app.ai.types import dump
 from pi_app.session.agent_session import BUSY_TEXT
 from pi_app.session.store import SessionManager
+from tests.waits import wait_until
 
 from .helpers import Recorder, Script, entries, make_session, reopen, texts
 
@@ -214,8 +215,7 @@ async def test_abort_mid_stream_leaves_valid_file(tmp_path, faux):
     )
     await s.prompt("one")  # the file exists from here on
     task = asyncio.create_task(s.prompt("two"))
-    while not (s.agent.state.streaming_message is not None):
-        await asyncio.sleep(0.001)
+    await wait_until(lambda: s.agent.state.streaming_message is not None, "the answer to stream")
     await s.abort()
     await asyncio.wait_for(task, 5)
     assert not s.is_streaming
@@ -228,16 +228,17 @@ async def test_steer_during_tool_run(tmp_path, faux):
     s = await make_session(tmp_path)
     rec = Recorder()
     s.subscribe(rec)
+    go = tmp_path / "go"  # the tool runs until the test has steered, however slow the machine
     script = Script(
         faux,
-        FauxResponse(steps=faux_tool("bash", {"command": "sleep 0.2"}).steps, delay_s=0.001),
+        FauxResponse(steps=faux_tool("bash", {"command": f"until [ -e '{go}' ]; do sleep 0.01; done"}).steps),
         faux_text("steered"),
     )
     task = asyncio.create_task(s.prompt("start"))
-    while "tool_execution_start" not in rec.types():
-        await asyncio.sleep(0.005)
+    await wait_until(lambda: "tool_execution_start" in rec.types(), "the tool to start")
     await s.steer("change course")
     assert s.get_steering_messages() == ["change course"]
+    go.touch()
     await task
     assert texts(script.agent_requests[-1].messages)[-1] == "user:change course"
     assert s.get_steering_messages() == []

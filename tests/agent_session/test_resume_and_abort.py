@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from pi_app.ai.providers.faux import FauxResponse, FauxStep, faux_text
+from tests.waits import HANG_GUARD_S, wait_until
 
 from .helpers import Recorder, Script, entries, make_session, texts
 
@@ -89,17 +90,17 @@ async def _prompt_during_pre_prompt_compaction(tmp_path, faux):
         context_window=2000,
     )
     script = Script(faux, faux_text("z"), faux_text("a", usage={"input": 1600, "output": 10}), faux_text("b"))
-    script.summary = FauxResponse(steps=[FauxStep("text", text="S" * 400)], delay_s=0.05, chunk_size=1)
+    # the summary stays open until the test aborts it (never released), however slow the machine
+    script.summary = FauxResponse(
+        steps=[FauxStep("text", text="S" * 400)], chunk_size=1, hold=asyncio.Event()
+    )
     await s.prompt("zero")
     await s.prompt("one")
     s.set_auto_compaction_enabled(True)
     rec = Recorder()
     s.subscribe(rec)
     task = asyncio.create_task(s.prompt("two"))
-    for _ in range(300):
-        if s.is_compacting:
-            break
-        await asyncio.sleep(0.01)
+    await wait_until(lambda: s.is_compacting, "compaction to start")
     assert s.is_compacting and len(script.agent_requests) == 2
     return s, script, rec, task
 
@@ -108,8 +109,8 @@ async def test_abort_during_pre_prompt_compaction_still_sends_the_prompt(tmp_pat
     # pi: cancelling the compaction that runs before a prompt (Esc) ends it with aborted: true and the
     # prompt is sent on the uncompacted context; pi's abort() never drops the prompt either.
     s, script, rec, task = await _prompt_during_pre_prompt_compaction(tmp_path, faux)
-    await asyncio.wait_for(s.abort(), 5)
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(s.abort(), HANG_GUARD_S)
+    await asyncio.wait_for(task, HANG_GUARD_S)
     assert [e.aborted for e in rec.of("compaction_end")] == [True]
     assert "compaction" not in [e["type"] for e in entries(s.session_file)]
     assert len(script.agent_requests) == 3
@@ -121,7 +122,7 @@ async def test_abort_during_pre_prompt_compaction_still_sends_the_prompt(tmp_pat
 async def test_abort_compaction_before_a_prompt_sends_the_prompt(tmp_path, faux):
     s, script, rec, task = await _prompt_during_pre_prompt_compaction(tmp_path, faux)
     s.abort_compaction()
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, HANG_GUARD_S)
     assert [e.aborted for e in rec.of("compaction_end")] == [True]
     assert texts(script.agent_requests[-1].messages)[-1] == "user:two"
 
@@ -129,7 +130,7 @@ async def test_abort_compaction_before_a_prompt_sends_the_prompt(tmp_path, faux)
 async def test_new_session_during_pre_prompt_compaction_drops_the_unsent_prompt(tmp_path, faux):
     # Navigation stops everything: the prompt must not go out into the session switched to.
     s, script, rec, task = await _prompt_during_pre_prompt_compaction(tmp_path, faux)
-    await asyncio.wait_for(s.new_session(), 5)
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(s.new_session(), HANG_GUARD_S)
+    await asyncio.wait_for(task, HANG_GUARD_S)
     assert len(script.agent_requests) == 2
     assert [m for m in s.messages if m.role != "system"] == []

@@ -8,6 +8,7 @@ from pi_app.agent.tool import AgentToolResult, FunctionTool
 from pi_app.ai.abort import race_abort
 from pi_app.ai.providers.faux import faux_error, faux_text, faux_tool
 from pi_app.ai.types import TextContent
+from tests.waits import HANG_GUARD_S, wait_until
 
 from .helpers import Recorder, Script, entries, make_session, reopen, texts
 
@@ -233,8 +234,9 @@ async def test_steering_while_threshold_compaction_runs(tmp_path, faux):
         settings={"compaction": {"enabled": True, "reserveTokens": 500, "keepRecentTokens": 3}},
         context_window=2000,
     )
+    release = asyncio.Event()  # the summary stays open until the steer is queued
     slow_summary = FauxResponse(
-        steps=[FauxStep("text", text="SUMMARY of it all")], delay_s=0.05, chunk_size=2
+        steps=[FauxStep("text", text="SUMMARY of it all")], chunk_size=2, hold=release
     )
     script = Script(faux, faux_text("a"), faux_text("b", usage={"input": 1600, "output": 10}), faux_text("c"))
     script.summary = slow_summary
@@ -242,13 +244,10 @@ async def test_steering_while_threshold_compaction_runs(tmp_path, faux):
     s.subscribe(rec)
     await s.prompt("one")
     task = asyncio.create_task(s.prompt("two"))
-    for _ in range(200):
-        if s.is_compacting:
-            break
-        await asyncio.sleep(0.01)
-    assert s.is_compacting
+    await wait_until(lambda: s.is_compacting, "compaction to start")
     await s.prompt("steered", streaming_behavior="steer")
-    await asyncio.wait_for(task, 10)
+    release.set()
+    await asyncio.wait_for(task, HANG_GUARD_S)
     sent = [t for t in texts(script.agent_requests[-1].messages) if not t.startswith("system")]
     assert sent[-1] == "user:steered"
     assert s.messages[-1].role == "assistant" and s.messages[-1].content[0].text == "c"
@@ -303,15 +302,14 @@ async def test_user_bash_while_agent_streams_lands_after_the_turn(tmp_path, faux
     from pi_app.ai.providers.faux import FauxResponse, FauxStep
 
     s = await make_session(tmp_path)
-    slow = FauxResponse(steps=[FauxStep("text", text="streaming answer")], delay_s=0.02, chunk_size=2)
-    script = Script(faux, slow, faux_text("second"))
+    release = asyncio.Event()  # the answer streams until the command has run, however slow the machine
+    held = FauxResponse(steps=[FauxStep("text", text="streaming answer")], chunk_size=2, hold=release)
+    script = Script(faux, held, faux_text("second"))
     task = asyncio.create_task(s.prompt("q"))
-    for _ in range(200):
-        if s.agent.state.is_streaming:
-            break
-        await asyncio.sleep(0.005)
+    await wait_until(lambda: s.agent.state.is_streaming, "the run to start")
     result = await s.execute_bash("echo hi")
-    assert result.output.strip() == "hi"
+    assert result.output.strip() == "hi" and s.agent.state.is_streaming
+    release.set()
     await task
     roles = [m.role for m in s.messages if m.role != "system"]
     assert roles == ["user", "assistant", "bashExecution"]
@@ -379,18 +377,16 @@ async def test_abort_during_threshold_compaction_then_prompt(tmp_path, faux):
         context_window=2000,
     )
     script = Script(faux, faux_text("a"), faux_text("b", usage={"input": 1600, "output": 10}))
-    script.summary = FauxResponse(steps=[FauxStep("text", text="S" * 200)], delay_s=0.05, chunk_size=1)
+    script.summary = FauxResponse(
+        steps=[FauxStep("text", text="S" * 200)], chunk_size=1, hold=asyncio.Event()
+    )
     rec = Recorder()
     s.subscribe(rec)
     await s.prompt("one")
     task = asyncio.create_task(s.prompt("two"))
-    for _ in range(300):
-        if s.is_compacting:
-            break
-        await asyncio.sleep(0.01)
-    assert s.is_compacting
+    await wait_until(lambda: s.is_compacting, "compaction to start")
     await s.abort()
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, HANG_GUARD_S)
     assert rec.of("compaction_end")[-1].aborted
     assert not s.is_streaming and not s.is_compacting
     assert "compaction" not in [e["type"] for e in entries(s.session_file)]

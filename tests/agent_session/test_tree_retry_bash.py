@@ -9,6 +9,7 @@ import pytest
 from pi_app.ai.providers.faux import faux_error, faux_text
 from pi_app.session.messages import BRANCH_SUMMARY_PREFIX
 from pi_app.session.results import CloneResult, ForkResult, NavigationError
+from tests.waits import HANG_GUARD_S, wait_until
 
 from .helpers import Recorder, Script, entries, make_session, reopen, texts
 
@@ -170,10 +171,9 @@ async def test_retry_cancelled(tmp_path, faux):
     s.subscribe(rec)
     Script(faux, faux_error("rate limit exceeded"))
     task = asyncio.create_task(s.prompt("hi"))
-    while not s.is_retrying:
-        await asyncio.sleep(0.001)
-    s.abort_retry()
-    await asyncio.wait_for(task, 5)
+    await wait_until(lambda: s.is_retrying, "the retry to start")
+    s.abort_retry()  # the retry delay is a minute: only the abort ends it before the guard
+    await asyncio.wait_for(task, HANG_GUARD_S)
     end = rec.of("auto_retry_end")[-1]
     assert end.to_json() == {
         "type": "auto_retry_end",
@@ -239,11 +239,10 @@ async def test_user_bash_during_run_is_deferred_and_abortable(tmp_path, faux):
     await run
     roles = [m.role for m in s.messages]
     assert roles[-1] == "bashExecution"  # after the run's assistant message, not inside the turn
-    task = asyncio.create_task(s.execute_bash("sleep 10"))
-    while not s.is_bash_running:
-        await asyncio.sleep(0.01)
+    task = asyncio.create_task(s.execute_bash("sleep 600"))  # outlasts the guard: only the abort ends it
+    await wait_until(lambda: s.is_bash_running, "the command to start")
     s.abort_bash()
-    result = await asyncio.wait_for(task, 5)
+    result = await asyncio.wait_for(task, HANG_GUARD_S)
     assert result.cancelled and result.exit_code is None
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 from pi_app import __version__
 from pi_app.cli_args import HELP_TEXT
@@ -12,11 +11,8 @@ from tests.modes.harness import make_env
 
 def test_version_and_help_go_to_stdout(tmp_path):
     env = make_env(tmp_path)
-    started = time.perf_counter()
-    result = env.run("--version")
-    elapsed = time.perf_counter() - started
+    result = env.run("--version")  # its speed is measured by bench/bench_startup.py, never asserted here
     assert (result.returncode, result.stdout, result.stderr) == (0, f"{__version__}\n", "")
-    assert elapsed < 2.0  # the real budget (150 ms) is measured by bench/bench_startup.py
     result = env.run("-h")
     assert (result.returncode, result.stdout, result.stderr) == (0, HELP_TEXT, "")
 

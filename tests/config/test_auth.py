@@ -149,6 +149,6 @@ def test_command_timeout(monkeypatch):
     from pi_app.session.config import values
 
     monkeypatch.setattr(values, "COMMAND_TIMEOUT_S", 0.2)
-    t0 = time.monotonic()
-    assert resolve_config_value("!sleep 5; echo late") is None
-    assert time.monotonic() - t0 < 3
+    assert (
+        resolve_config_value("!sleep 5; echo late") is None
+    )  # "late" would be the value without the timeout

@@ -17,6 +17,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.waits import HANG_GUARD_S
+
+# A server stall that outlasts the hang guard, so only the client's own timeout or abort can end the wait.
+STALL_S = 10 * HANG_GUARD_S
+
 
 @dataclass
 class Pause:

@@ -10,6 +10,7 @@ from pi_app.ai.providers.faux import FauxResponse, FauxStep, faux_text
 from pi_app.modes.jsonl import JsonlWriter
 from pi_app.modes.rpc_mode import RpcServer
 from tests.modes.rpc_driver import Collector, RpcDriver, make_faux_session
+from tests.waits import HANG_GUARD_S, wait_until
 
 
 def chat(session) -> list:
@@ -17,8 +18,9 @@ def chat(session) -> list:
     return [m for m in session.messages if getattr(m, "role", None) != "system"]
 
 
-def slow_text(text: str, delay: float = 0.03) -> FauxResponse:
-    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=2, delay_s=delay)
+def held_text(text: str) -> FauxResponse:
+    """Streams its first delta, then stays open until aborted (never released)."""
+    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=2, hold=asyncio.Event())
 
 
 async def test_prompt_ack_precedes_the_run_and_events_carry_no_id(tmp_path, faux):
@@ -44,7 +46,7 @@ async def test_prompt_ack_precedes_the_run_and_events_carry_no_id(tmp_path, faux
 
 async def test_second_prompt_while_streaming_fails_with_a_second_response(tmp_path, faux):
     rpc = RpcDriver(await make_faux_session(tmp_path))
-    faux.enqueue(slow_text("a fairly long answer to keep streaming"))
+    faux.enqueue(held_text("a fairly long answer to keep streaming"))
     rpc.send({"type": "prompt", "message": "first"})
     await rpc.wait_for(lambda r: r.get("type") == "message_update")
     second = rpc.send({"type": "prompt", "message": "second"})
@@ -59,8 +61,10 @@ async def test_second_prompt_while_streaming_fails_with_a_second_response(tmp_pa
 
 async def test_steer_and_follow_up_while_streaming_run_in_the_same_run(tmp_path, faux):
     rpc = RpcDriver(await make_faux_session(tmp_path))
+    go = tmp_path / "go"  # the tool runs until the queueing is done, however slow the machine
+    command = f"until [ -e '{go}' ]; do sleep 0.01; done; echo slept"
     faux.enqueue(
-        FauxResponse(steps=[FauxStep("tool", name="bash", arguments={"command": "sleep 0.3; echo slept"})]),
+        FauxResponse(steps=[FauxStep("tool", name="bash", arguments={"command": command})]),
         faux_text("after steer"),
         faux_text("after follow-up"),
         faux_text("after queued prompt"),
@@ -74,7 +78,8 @@ async def test_steer_and_follow_up_while_streaming_run_in_the_same_run(tmp_path,
     assert (await rpc.response(queued))["data"] == queued_data
     state = (await rpc.call({"type": "get_state"}))["data"]
     assert state["isStreaming"] is True and state["pendingMessageCount"] == 3
-    await rpc.wait_for(lambda r: r.get("type") == "agent_settled")
+    go.touch()
+    await rpc.wait_for(lambda r: r.get("type") == "agent_settled", timeout=HANG_GUARD_S)
     await rpc.idle()
     assert len(rpc.events("agent_end")) == 1
     assert len(rpc.events("agent_settled")) == 1  # the queued prompt joined the run: settled once
@@ -287,17 +292,19 @@ async def test_malformed_unknown_and_framing(tmp_path, faux):
 
 async def test_abort_bash_reaches_a_running_bash(tmp_path, faux):
     rpc = RpcDriver(await make_faux_session(tmp_path))
-    bash_id = rpc.send({"type": "bash", "command": "sleep 5; echo never"})
-    await asyncio.sleep(0.2)
+    bash_id = rpc.send({"type": "bash", "command": "sleep 600; echo never"})  # only the abort ends it
+    await wait_until(lambda: rpc.session.is_bash_running, "the command to start")
     assert (await rpc.call({"type": "abort_bash"}))["success"]
-    result = await rpc.response(bash_id, timeout=5)
+    result = await rpc.response(bash_id, timeout=HANG_GUARD_S)
     assert result["data"]["cancelled"] is True and "never" not in result["data"]["output"]
 
 
 async def test_pi16_commands_clear_queue_levels_entries_and_tree(tmp_path, faux):
     rpc = RpcDriver(await make_faux_session(tmp_path))
+    go = tmp_path / "go"  # the tool runs until the queue has been cleared, however slow the machine
+    command = f"until [ -e '{go}' ]; do sleep 0.01; done"
     faux.enqueue(
-        FauxResponse(steps=[FauxStep("tool", name="bash", arguments={"command": "sleep 0.3"})]),
+        FauxResponse(steps=[FauxStep("tool", name="bash", arguments={"command": command})]),
         faux_text("done"),
     )
     rpc.send({"type": "prompt", "message": "start"})
@@ -307,7 +314,8 @@ async def test_pi16_commands_clear_queue_levels_entries_and_tree(tmp_path, faux)
     cleared = await rpc.call({"type": "clear_queue"})
     assert cleared["data"] == {"steering": ["STEER-NOW"], "followUp": ["LATER"]}
     assert (await rpc.call({"type": "get_state"}))["data"]["pendingMessageCount"] == 0
-    await rpc.wait_for(lambda r: r.get("type") == "agent_settled")
+    go.touch()
+    await rpc.wait_for(lambda r: r.get("type") == "agent_settled", timeout=HANG_GUARD_S)
     await rpc.idle()
 
     levels = (await rpc.call({"type": "get_available_thinking_levels"}))["data"]["levels"]

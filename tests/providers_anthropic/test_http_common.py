@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -85,10 +84,8 @@ async def _slow_items(delay: float):
 async def test_next_item_idle_timeout_and_abort():
     it = _slow_items(5).__aiter__()
     assert await next_item(it, idle_timeout_s=0.2) == 1
-    t0 = time.monotonic()
     with pytest.raises(StreamStalledError, match="no data for 0.2 s"):
-        await next_item(it, idle_timeout_s=0.2)
-    assert time.monotonic() - t0 < 2
+        await next_item(it, idle_timeout_s=0.2)  # the item is 5 s away: only the idle timeout ends this
 
     ctrl = AbortController()
     it = _slow_items(5).__aiter__()

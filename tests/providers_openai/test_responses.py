@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 from pi_app.ai.abort import AbortController
 from pi_app.ai.overflow import is_context_overflow
 from pi_app.ai.types import Context, SystemMessage, TextContent, Tool, ToolResultMessage, UserMessage
 from tests.loopback.openai_wire import ResponsesWire, api_error
-from tests.loopback.server import DROP, Pause, Scripted
+from tests.loopback.server import DROP, STALL_S, Pause, Scripted
 from tests.providers_openai.helpers import make_model, run, types
+from tests.waits import HANG_GUARD_S
 
 
 def _model(url: str, **kw):
@@ -172,16 +172,15 @@ async def test_drop_stall_and_abort(loopback):
     _, msg = await run(_model(loopback.url))
     assert msg.stopReason == "error" and "Connection error" in msg.errorMessage
 
-    loopback.add(Scripted(chunks=frames[:4] + [Pause(3)]))
-    t0 = time.monotonic()
-    _, msg = await run(_model(loopback.url), idle_timeout_s=0.3)
-    assert time.monotonic() - t0 < 2.0 and "timed out" in msg.errorMessage
+    loopback.add(Scripted(chunks=frames[:4] + [Pause(STALL_S)]))
+    async with asyncio.timeout(HANG_GUARD_S):
+        _, msg = await run(_model(loopback.url), idle_timeout_s=0.3)
+    assert "timed out" in msg.errorMessage
 
-    loopback.add(Scripted(chunks=frames[:4] + [Pause(3)]))
+    loopback.add(Scripted(chunks=frames[:4] + [Pause(STALL_S)]))
     ctrl = AbortController()
     asyncio.get_running_loop().call_later(0.2, ctrl.abort)
-    t0 = time.monotonic()
-    events, msg = await run(_model(loopback.url), signal=ctrl.signal)
-    assert time.monotonic() - t0 < 2.0
+    async with asyncio.timeout(HANG_GUARD_S):
+        events, msg = await run(_model(loopback.url), signal=ctrl.signal)
     assert events[-1].type == "error" and events[-1].reason == "aborted"
     assert msg.stopReason == "aborted" and msg.content[0].text == "partial"

@@ -21,6 +21,7 @@ from pi_app.session.store import (
     uuid7,
 )
 from pi_app.session.store.listing import CACHE_FILE_NAME, ListingCache
+from tests.waits import wait_until_sync
 
 from .helpers import copy_fixture, pi_check
 
@@ -125,7 +126,8 @@ def _make_session(cwd: str, text: str, name: str | None = None) -> SessionManage
 
 def test_listing_and_cache(tmp_path):
     a = _make_session("/p/a", "first in a")
-    time.sleep(0.005)
+    a_done_ms = int(time.time() * 1000)
+    wait_until_sync(lambda: int(time.time() * 1000) > a_done_ms, "the ms clock to pass a's last message")
     b = _make_session("/p/a", "second in a", name="Named")
     _make_session("/p/b", "only in b")
     (Path(a.session_file).parent / "junk.jsonl").write_text("not a session\n")

@@ -28,6 +28,7 @@ from pi_app.tools.search import walk_files
 from pi_app.tools.textscan import TextScanner
 from pi_app.tools.truncate import truncate_head
 from pi_app.tools.write import WriteTool
+from tests.waits import HANG_GUARD_S, wait_until
 
 NOBODY = 65534
 
@@ -62,16 +63,14 @@ def specials(tmp_path):
 # ---------------------------------------------------------------- read
 @pytest.mark.parametrize("name", ["fifo", "zero", "sock"])
 async def test_read_refuses_non_regular_files_at_once(specials, name):
-    t0 = time.monotonic()
     with pytest.raises(ToolError) as e:
-        await asyncio.wait_for(ReadTool(str(specials)).execute("1", {"path": name}), 5)
+        await asyncio.wait_for(ReadTool(str(specials)).execute("1", {"path": name}), HANG_GUARD_S)
     assert str(e.value) == f"Not a regular file: {specials / name}"
-    assert time.monotonic() - t0 < 5
 
 
 async def test_read_symlink_loop_is_an_error_not_a_hang(specials):
     with pytest.raises(ToolError) as e:
-        await asyncio.wait_for(ReadTool(str(specials)).execute("1", {"path": "loop_a"}), 5)
+        await asyncio.wait_for(ReadTool(str(specials)).execute("1", {"path": "loop_a"}), HANG_GUARD_S)
     assert str(e.value) == f"ELOOP: too many levels of symbolic links, access '{specials / 'loop_a'}'"
 
 
@@ -95,7 +94,7 @@ async def test_read_fifo_swapped_in_after_stat_is_still_refused(tmp_path, monkey
 
     monkeypatch.setattr(read.os, "stat", stat_then_swap)
     with pytest.raises(ToolError, match="^Not a regular file: "):
-        await asyncio.wait_for(ReadTool(str(tmp_path)).execute("1", {"path": "f"}), 5)
+        await asyncio.wait_for(ReadTool(str(tmp_path)).execute("1", {"path": "f"}), HANG_GUARD_S)
 
 
 async def test_read_sparse_2gb_file_is_bounded_in_time_and_memory(tmp_path):
@@ -105,10 +104,8 @@ async def test_read_sparse_2gb_file_is_bounded_in_time_and_memory(tmp_path):
         fh.truncate(2 * 1024**3)
     tracemalloc.start()
     try:
-        t0 = time.monotonic()
         r = await ReadTool(str(tmp_path)).execute("1", {"path": "sparse"})
         r2 = await ReadTool(str(tmp_path)).execute("1", {"path": "sparse", "offset": 1, "limit": 1})
-        elapsed = time.monotonic() - t0
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -117,7 +114,6 @@ async def test_read_sparse_2gb_file_is_bounded_in_time_and_memory(tmp_path):
     assert text_of(r2) == "head\n\n[1 more lines in file. Use offset=2 to continue.]"
     assert r.details["truncation"]["totalBytes"] == 2 * 1024**3
     assert peak < 16 * 1024 * 1024, peak
-    assert elapsed < 20, elapsed
 
 
 async def test_read_sparse_hole_line_gives_pi_notice(tmp_path):
@@ -158,7 +154,7 @@ async def test_read_abort_returns_while_the_read_is_stuck(tmp_path, monkeypatch)
 
     def stuck_pread(fd, n, offset):
         entered.set()
-        release.wait(10)
+        release.wait(2 * HANG_GUARD_S)  # outlasts the guard: only the abort can end the wait
         return real_pread(fd, n, offset)
 
     monkeypatch.setattr(read.os, "pread", stuck_pread)
@@ -166,14 +162,17 @@ async def test_read_abort_returns_while_the_read_is_stuck(tmp_path, monkeypatch)
     task = asyncio.ensure_future(ReadTool(str(tmp_path)).execute("1", {"path": "f.txt"}, ctl.signal))
     try:
         ticks = 0
-        deadline = time.monotonic() + 5
-        while not entered.is_set() and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)  # the loop keeps running while the worker is blocked
-            ticks += 1
-        assert entered.is_set() and ticks >= 1
+
+        def entered_while_ticking() -> bool:
+            nonlocal ticks
+            ticks += 1  # the loop keeps running while the worker is blocked
+            return entered.is_set()
+
+        await wait_until(entered_while_ticking, "the read to enter pread")
+        assert ticks >= 1
         ctl.abort()
         with pytest.raises(AbortError, match="^Operation aborted$"):
-            await asyncio.wait_for(task, 2)
+            await asyncio.wait_for(task, HANG_GUARD_S)
     finally:
         release.set()
 
@@ -281,7 +280,9 @@ async def test_edit_keeps_hard_links_and_invalid_utf8(tmp_path):
 async def test_write_refuses_non_regular_targets(specials, name):
     before = snapshot(specials / name)
     with pytest.raises(ToolError) as e:
-        await asyncio.wait_for(WriteTool(str(specials)).execute("1", {"path": name, "content": "x"}), 5)
+        await asyncio.wait_for(
+            WriteTool(str(specials)).execute("1", {"path": name, "content": "x"}), HANG_GUARD_S
+        )
     assert str(e.value) == f"Not a regular file: {specials / name}"
     assert snapshot(specials / name) == before
 
@@ -456,10 +457,10 @@ async def test_grep_refuses_special_path_and_skips_fifos_in_a_walk(specials):
     os.mkfifo(specials / ".ignore")  # an ignore file that is a FIFO must not block the walk
     tool = GrepTool(str(specials), ToolOptions(rg_path=""))
     with pytest.raises(ToolError, match=r"^Not a regular file: "):
-        await asyncio.wait_for(tool.execute("1", {"pattern": "x", "path": "fifo"}), 5)
-    r = await asyncio.wait_for(tool.execute("1", {"pattern": "needle"}), 10)
+        await asyncio.wait_for(tool.execute("1", {"pattern": "x", "path": "fifo"}), HANG_GUARD_S)
+    r = await asyncio.wait_for(tool.execute("1", {"pattern": "needle"}), HANG_GUARD_S)
     assert text_of(r) == "a.txt:1: needle"
-    files = await asyncio.wait_for(asyncio.to_thread(lambda: sorted(walk_files(str(specials)))), 10)
+    files = await asyncio.wait_for(asyncio.to_thread(lambda: sorted(walk_files(str(specials)))), HANG_GUARD_S)
     assert str(specials / "a.txt") in files
 
 
@@ -508,7 +509,7 @@ async def test_rpc_answers_and_aborts_while_a_read_is_stuck(tmp_path, faux, monk
 
     def stuck_pread(fd, n, offset):
         entered.set()
-        release.wait(10)
+        release.wait(2 * HANG_GUARD_S)  # outlasts the guard: only the abort can end the wait
         return real_pread(fd, n, offset)
 
     monkeypatch.setattr(read.os, "pread", stuck_pread)
@@ -516,16 +517,13 @@ async def test_rpc_answers_and_aborts_while_a_read_is_stuck(tmp_path, faux, monk
     rpc = RpcDriver(session)
     try:
         rpc.send({"type": "prompt", "message": "read it"})
-        await rpc.wait_for(lambda r: r.get("type") == "tool_execution_start", timeout=10)
-        deadline = time.monotonic() + 10
-        while not entered.is_set() and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-        assert entered.is_set()
-        state = await rpc.call({"type": "get_state"}, timeout=2)
+        await rpc.wait_for(lambda r: r.get("type") == "tool_execution_start", timeout=HANG_GUARD_S)
+        await wait_until(entered.is_set, "the read to enter pread")
+        state = await rpc.call({"type": "get_state"}, timeout=HANG_GUARD_S)
         assert state["success"] and state["data"]["isStreaming"] is True
-        assert (await rpc.call({"type": "abort"}, timeout=2))["success"]
-        end = await rpc.wait_for(lambda r: r.get("type") == "tool_execution_end", timeout=2)
+        assert (await rpc.call({"type": "abort"}, timeout=HANG_GUARD_S))["success"]
+        end = await rpc.wait_for(lambda r: r.get("type") == "tool_execution_end", timeout=HANG_GUARD_S)
         assert end["isError"] is True
-        await rpc.wait_for(lambda r: r.get("type") == "agent_end", timeout=5)
+        await rpc.wait_for(lambda r: r.get("type") == "agent_end", timeout=HANG_GUARD_S)
     finally:
         release.set()

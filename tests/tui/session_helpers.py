@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from pi_app.session.store import SessionManager
 from pi_app.session.store.paths import default_session_dir
 from tests.tui.conftest import make_session
+from tests.waits import HANG_GUARD_S, POLL_S
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "branched.jsonl"
 # branched.jsonl: a11ce001 model → a11ce002 thinking → b0b00001 user "Add a --verbose flag to the CLI"
@@ -32,12 +34,15 @@ async def branched_session(project: Path, **kwargs: Any) -> Any:
     return await make_session(project, session=SessionManager.open(path), **kwargs)
 
 
-async def wait_for(pilot: Any, predicate: Callable[[], Any], what: str, tries: int = 300) -> None:
-    for _ in range(tries):
-        if predicate():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+async def wait_for(
+    pilot: Any, predicate: Callable[[], Any], what: str, timeout: float = HANG_GUARD_S
+) -> None:
+    """Let the app run until ``predicate`` holds; fail with ``what`` only after the hang guard."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still waiting after {timeout:g} s for {what}")
+        await pilot.pause(POLL_S)
 
 
 async def run_command(app: Any, pilot: Any, text: str) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from pi_app.ai.providers.faux import FauxResponse, FauxStep, faux_text, faux_tool
 from tests.tui.conftest import SIZE, make_app, make_session
 from tests.tui.session_helpers import wait_for
+from tests.waits import HANG_GUARD_S
 from widgets.messages import AssistantMessageView, UserMessageView
 from widgets.tool_panel import ToolPanel
 
@@ -57,28 +58,26 @@ async def _type_and_send(app, pilot, text: str, key: str = "enter") -> None:
     app.submit = recording_submit  # the Submitted message reaches the app a few loop turns later
     try:
         await pilot.press(key)
-        await asyncio.wait_for(submitted.wait(), 10)
+        await asyncio.wait_for(submitted.wait(), HANG_GUARD_S)
     finally:
         del app.submit
     await pilot.pause()
 
 
 async def _wait_streaming(app, pilot) -> None:
-    for _ in range(100):
-        if app.session.is_streaming and app.chat.current is not None:
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("agent never started streaming")
+    await wait_for(pilot, lambda: app.session.is_streaming and app.chat.current is not None, "streaming")
 
 
-def _slow(text: str = "working on it " * 20) -> FauxResponse:
-    # ~5.6 s of streaming: room for the queueing steps on a loaded machine (aborting tests end it early)
-    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=1, delay_s=0.02)
+def _held(release: asyncio.Event, text: str = "working on it") -> FauxResponse:
+    """A stream that stays open after its first delta until ``release`` is set (or it is aborted), so the
+    queueing steps happen mid-stream however loaded the machine is."""
+    return FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=4, hold=release)
 
 
 async def test_steering_and_follow_up_while_streaming(project: Path, faux) -> None:
+    release = asyncio.Event()
     faux.enqueue(
-        _slow(),
+        _held(release),
         faux_text("steered answer"),
         faux_text("follow-up answer"),
     )
@@ -89,13 +88,11 @@ async def test_steering_and_follow_up_while_streaming(project: Path, faux) -> No
         await _wait_streaming(app, pilot)
         await _type_and_send(app, pilot, "also check tests")
         await _type_and_send(app, pilot, "then summarise", key="alt+enter")
-        for _ in range(100):
-            if app.queue_area.follow_up:
-                break
-            await pilot.pause(0.01)
+        await wait_for(pilot, lambda: app.queue_area.follow_up, "the follow-up to be queued")
         assert app.queue_area.steering == ["also check tests"]
         assert app.queue_area.follow_up == ["then summarise"]
         assert "Steering: also check tests" in str(app.queue_area.render())
+        release.set()
         await app.wait_until_idle()
         await pilot.pause()
         users = [u.text for u in app.query(UserMessageView)]
@@ -105,7 +102,7 @@ async def test_steering_and_follow_up_while_streaming(project: Path, faux) -> No
 
 
 async def test_escape_aborts_and_restores_queue_into_editor(project: Path, faux) -> None:
-    faux.enqueue(_slow())
+    faux.enqueue(_held(asyncio.Event()))  # never released: only the abort ends it
     session = await make_session(project)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
@@ -127,7 +124,7 @@ async def test_escape_aborts_and_restores_queue_into_editor(project: Path, faux)
 
 
 async def test_alt_up_dequeues_without_aborting(project: Path, faux) -> None:
-    faux.enqueue(_slow())
+    faux.enqueue(_held(asyncio.Event()))  # never released: the test aborts it at the end
     session = await make_session(project)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:

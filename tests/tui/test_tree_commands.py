@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -148,7 +149,8 @@ async def test_summarize_branch_with_faux_provider(project: Path, faux) -> None:
 
 async def test_escape_cancels_branch_summary_and_reopens_tree(project: Path, faux) -> None:
     faux.enqueue(
-        FauxResponse(steps=[FauxStep("text", text="slow summary " * 50)], chunk_size=2, delay_s=0.05)
+        # open until cancelled (never released)
+        FauxResponse(steps=[FauxStep("text", text="slow summary " * 50)], chunk_size=2, hold=asyncio.Event())
     )
     session = await branched_session(project)
     app = make_app(session, clock=FakeClock())

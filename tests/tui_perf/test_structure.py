@@ -5,6 +5,7 @@ These never time anything: they pin down the properties that keep resume, stream
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from pi_app.ai.providers.faux import FAUX, FauxResponse, FauxStep
 from pi_app.ai.types import AssistantMessage, TextContent, UserMessage
 from pi_app.session.store import SessionManager
 from tests.tui.conftest import SIZE, make_app, make_session
+from tests.tui.session_helpers import wait_for
 from tests.widgets.harness import PiTestApp
 from widgets import rendering
 from widgets.chat_log import ChatLog
@@ -214,12 +216,16 @@ async def test_streamed_deltas_are_coalesced_into_few_widget_updates(
         await original(self, delta)
 
     monkeypatch.setattr(AssistantMessageView, "append_text", spy)
-    text = "word " * 400  # 400 chunks of 5 characters, each after a short pause
-    FAUX.enqueue(FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=5, delay_s=0.001))
+    # 400 chunks of 5 characters: the first alone, then (released once it is on screen) the other 399 in
+    # one burst — what a frame receives then depends on the pump alone, not on the machine's load.
+    text = "word " * 400
+    release = asyncio.Event()
+    FAUX.enqueue(FauxResponse(steps=[FauxStep("text", text=text)], chunk_size=5, hold=release))
     app = make_app(await make_session(project))
     async with app.run_test(size=SIZE) as pilot:
         app.submit("go")
-        await pilot.pause()
+        await wait_for(pilot, lambda: appends, "the first delta on screen")
+        release.set()
         await app.wait_until_idle()
         await pilot.pause()
         (view,) = list(app.query(AssistantMessageView))

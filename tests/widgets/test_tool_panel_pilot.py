@@ -1,4 +1,5 @@
 from pi_app.ai.types import TextContent, ToolResultMessage
+from tests.tui.session_helpers import wait_for
 from tests.widgets.harness import PiTestApp
 from widgets.chat_log import ChatLog
 from widgets.tool_format import ToolResultData
@@ -14,8 +15,8 @@ async def test_tool_panel_state_transitions_and_live_args():
         await pilot.pause()
         assert panel.has_class("-pending") and panel.build().plain == "edit ..."
         panel.update_args({"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]})
-        await pilot.pause(0.1)  # throttled to ~30 fps
-        assert "-1 x = 1\n+1 x = 2" in str(panel.content)
+        # argument updates are throttled to ~30 fps: wait for the repaint, not for a fixed time
+        await wait_for(pilot, lambda: "-1 x = 1\n+1 x = 2" in str(panel.content), "the live diff")
         pending_bg = panel.styles.background
         panel.set_running()
         panel.set_result(

@@ -101,6 +101,7 @@ def _handle_event(
         index = event.get("index", 0)
         block = event.get("content_block") or {}
         btype = block.get("type")
+        ev: AssistantMessageEvent
         if btype == "text":
             idx, ev = b.begin_text(block.get("text") or "")
         elif btype == "thinking":

@@ -40,6 +40,9 @@ class FauxResponse:
     usage: dict[str, int] | None = None  # input/output/cacheRead/cacheWrite; default estimated
     chunk_size: int = 8  # characters per delta
     delay_s: float = 0.0  # pause before each delta (pacing for demos and abort tests)
+    # Once the first delta is out, wait for this (or an abort) before the next: a stream that lasts exactly
+    # until the caller releases it, whatever the machine's load.
+    hold: asyncio.Event | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FauxResponse:
@@ -170,12 +173,19 @@ async def stream_faux(
         yield b.error("Faux provider has no scripted response")
         return
 
+    first_delta = True
+
     async def pace() -> None:
+        nonlocal first_delta
+        if resp.hold is not None and not first_delta:
+            await race_abort(resp.hold.wait(), signal)
+        first_delta = False
         if resp.delay_s > 0:
             await race_abort(asyncio.sleep(resp.delay_s), signal)
         elif signal is not None and signal.aborted:
             raise AbortError()
 
+    ev: AssistantMessageEvent
     try:
         for step in resp.steps:
             if step.kind == "text":

@@ -95,7 +95,9 @@ def _function_call(b: MessageBuilder, st: _GeminiState, part: dict[str, Any]) ->
     taken = {c.id for c in b.msg.content if c.type == "toolCall"}
     if not call_id or call_id in taken:
         call_id = f"{name}_{now_ms()}_{next(_tool_call_counter)}"
-    args = call.get("args") if isinstance(call.get("args"), dict) else {}
+    args = call.get("args")
+    if not isinstance(args, dict):
+        args = {}
     idx, ev = b.begin_tool_call(call_id, name)
     if part.get("thoughtSignature"):
         b.msg.content[idx].thoughtSignature = part["thoughtSignature"]  # type: ignore[union-attr]

@@ -13,7 +13,7 @@ from typing import Any
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.http_common import default_max_tokens, merge_headers, sanitize_surrogates
 from pi_app.ai.transcript import ResolvedTranscript, system_text
-from pi_app.ai.types import Model, Tool
+from pi_app.ai.types import AssistantMessage, Model, Tool
 
 # Gemini accepts this in place of a thought signature on function calls it did not sign itself
 # (e.g. calls replayed from another provider); Gemini 3 otherwise rejects unsigned calls.
@@ -37,10 +37,12 @@ def normalize_tool_call_id(call_id: str, model: Model, *_: Any) -> str:
 
 
 def is_valid_thought_signature(signature: str | None) -> bool:
-    return bool(signature) and len(signature) % 4 == 0 and bool(_BASE64.match(signature))  # type: ignore[arg-type]
+    if not signature:
+        return False
+    return len(signature) % 4 == 0 and _BASE64.match(signature) is not None
 
 
-def _same_model(msg: Any, model: Model) -> bool:
+def _same_model(msg: AssistantMessage, model: Model) -> bool:
     return msg.provider == model.provider and msg.model == model.id
 
 

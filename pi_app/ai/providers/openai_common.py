@@ -11,7 +11,7 @@ import inspect
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 
 from pi_app.ai.abort import AbortError, race_abort
@@ -176,7 +176,7 @@ async def open_stream(
     return await race_abort(request, options.signal)
 
 
-async def iterate_stream(sdk_stream: Any, options: StreamOptions) -> AsyncIterator[Any]:
+async def iterate_stream(sdk_stream: Any, options: StreamOptions) -> AsyncGenerator[Any, None]:
     """Yield parsed events; an abort cancels the pending read. The HTTP response is always closed."""
     try:
         while True:
@@ -198,8 +198,8 @@ def _body_message(body: Any) -> str | None:
         if isinstance(msg, str) and msg:
             return msg
         err = body.get("error")
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return err["message"]
+        if isinstance(err, dict) and isinstance(err_msg := err.get("message"), str):
+            return err_msg
         if isinstance(err, str) and err:
             return err
         return json.dumps(body) if body else None

@@ -32,7 +32,7 @@ from pi_app.ai.providers.openai_common import (
 )
 from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system, system_text
 from pi_app.ai.transform import transform_messages
-from pi_app.ai.types import Context, Model, Usage
+from pi_app.ai.types import Context, Model, ToolCall, Usage
 
 # ---------------------------------------------------------------- compat
 
@@ -361,7 +361,7 @@ class _ChunkReader:
         self.error: str | None = None
 
     def _close_text_and_thinking(self, keep: str) -> list[AssistantMessageEvent]:
-        out = []
+        out: list[AssistantMessageEvent] = []
         if keep != "text" and self.text_idx is not None:
             out.append(self.b.end_text(self.text_idx))
             self.text_idx = None
@@ -395,16 +395,16 @@ class _ChunkReader:
         if delta.content:
             out += self._close_text_and_thinking("text")
             if self.text_idx is None:
-                self.text_idx, ev = self.b.begin_text()
-                out.append(ev)
+                self.text_idx, text_start = self.b.begin_text()
+                out.append(text_start)
             out.append(self.b.text_delta(self.text_idx, delta.content))
         # Servers name the reasoning field differently; use the first one present (some send two copies).
         field = next((f for f in _REASONING_FIELDS if getattr(delta, f, None)), None)
         if field is not None:
             out += self._close_text_and_thinking("thinking")
             if self.thinking_idx is None:
-                self.thinking_idx, ev = self.b.begin_thinking(signature=field)
-                out.append(ev)
+                self.thinking_idx, thinking_start = self.b.begin_thinking(signature=field)
+                out.append(thinking_start)
             out.append(self.b.thinking_delta(self.thinking_idx, getattr(delta, field)))
         for call in delta.tool_calls or ():
             out += self._tool_delta(call)
@@ -420,9 +420,8 @@ class _ChunkReader:
         name = (fn.name if fn else None) or ""
         args = (fn.arguments if fn else None) or ""
         idx = self.tools.get(key)
-        block = self.b.msg.content[idx] if idx is not None else None
         # Some servers reuse index 0 for every call; a different id means a new call.
-        if block is not None and call.id and idx not in self.synthetic_ids and block.id != call.id:
+        if idx is not None and call.id and idx not in self.synthetic_ids and self._call_at(idx).id != call.id:
             out.append(self.b.end_tool_call(idx))
             idx = None
         if idx is None:
@@ -433,7 +432,7 @@ class _ChunkReader:
             self.tools[key] = idx
             out.append(ev)
         else:
-            block = self.b.msg.content[idx]
+            block = self._call_at(idx)
             if call.id and idx in self.synthetic_ids:
                 block.id = call.id
                 self.synthetic_ids.discard(idx)
@@ -442,12 +441,17 @@ class _ChunkReader:
         out.append(self.b.tool_delta(idx, args))
         return out
 
+    def _call_at(self, idx: int) -> ToolCall:
+        block = self.b.msg.content[idx]
+        assert isinstance(block, ToolCall), "self.tools indexes tool-call blocks only"
+        return block
+
     def _key_without_index(self, call_id: str | None) -> int:
         """Servers that omit ``index``: a known id continues its call, a new id starts one, no id
         continues the latest call."""
         if call_id:
             for key, idx in self.tools.items():
-                if self.b.msg.content[idx].id == call_id:
+                if self._call_at(idx).id == call_id:
                     return key
             return len(self.tools)
         return max(self.tools) if self.tools else 0

@@ -265,6 +265,7 @@ class _EventReader:
         idx = self.items.get(pos) if pos is not None else None
         if t == "response.output_item.added":
             item = ev.item
+            start: AssistantMessageEvent
             if item.type == "reasoning":
                 idx, start = b.begin_thinking()
             elif item.type == "message":
@@ -273,7 +274,8 @@ class _EventReader:
                 idx, start = b.begin_tool_call(f"{item.call_id}|{item.id}", item.name, item.arguments or "")
             else:
                 return out  # web search and other hosted tools: not ours to show
-            self.items[pos] = idx
+            if pos is not None:  # an item without a position cannot receive deltas
+                self.items[pos] = idx
             out.append(start)
         elif idx is None:
             pass

@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from pi_app.ai.types import Usage
+
 IMAGE_CHARS = 4800  # an image counts as ~1200 tokens, as pi estimates
 
 
@@ -48,14 +50,15 @@ def estimate_tokens(message: Any) -> int:
     return math.ceil(chars / 4)
 
 
-def context_tokens_from_usage(usage: Any) -> int:
+def context_tokens_from_usage(usage: Usage) -> int:
     return usage.totalTokens or (usage.input + usage.output + usage.cacheRead + usage.cacheWrite)
 
 
-def valid_usage(message: Any) -> Any | None:
+def valid_usage(message: Any) -> Usage | None:
     """The usage of a completed assistant message (aborted/errored ones carry no trustworthy numbers)."""
     if getattr(message, "role", None) == "assistant" and message.stopReason not in ("aborted", "error"):
-        return message.usage
+        usage: Usage = message.usage
+        return usage
     return None
 
 

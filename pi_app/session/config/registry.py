@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.ai.models import builtin_models_shared
-from pi_app.ai.types import Model
+from pi_app.ai.types import Model, ModelCost
 from pi_app.session.config import paths
 from pi_app.session.config.auth import AuthStorage
 from pi_app.session.config.models_config import (
@@ -168,7 +168,7 @@ class ModelRegistry:
                         baseUrl=definition.baseUrl or reg.baseUrl or "",
                         reasoning=bool(definition.reasoning),
                         input=list(definition.input or ["text"]),
-                        cost=definition.cost.model_dump() if definition.cost else {},
+                        cost=ModelCost(**definition.cost.model_dump()) if definition.cost else ModelCost(),
                         contextWindow=definition.contextWindow or 128000,
                         maxTokens=definition.maxTokens or 16384,
                         headers=model_headers,

@@ -54,15 +54,25 @@ def compute_stats(entries: Sequence[Entry]) -> SessionStats:
                 name = f"{msg['provider']}/{msg['model']}" if msg.get("provider") else str(msg["model"])
                 if name not in st.models:
                     st.models.append(name)
-            usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else {}
+            usage = _dict_at(msg, "usage")
             for key in st.tokens:
                 value = usage.get(key)
                 st.tokens[key] += int(value) if isinstance(value, int | float) else 0
-            cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+            cost = _dict_at(usage, "cost")
             st.cost += sum(float(cost.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
-            content = msg.get("content") if isinstance(msg.get("content"), list) else []
+            content = _list_at(msg, "content")
             st.tool_calls += sum(1 for c in content if isinstance(c, dict) and c.get("type") == "toolCall")
     return st
+
+
+def _dict_at(obj: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _list_at(obj: Mapping[str, Any], key: str) -> list[Any]:
+    value = obj.get(key)
+    return value if isinstance(value, list) else []
 
 
 def format_tokens(count: int) -> str:
@@ -122,9 +132,9 @@ def render_system_and_tools(system_prompt: str | None, tools: Sequence[Mapping[s
     if tools:
         items = []
         for tool in tools:
-            params = tool.get("parameters") if isinstance(tool.get("parameters"), dict) else {}
-            props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
-            required = params.get("required") if isinstance(params.get("required"), list) else []
+            params = _dict_at(tool, "parameters")
+            props = _dict_at(params, "properties")
+            required = _list_at(params, "required")
             param_html = "".join(
                 f'<div class="tool-param"><span class="tool-param-name">{esc(pname)}</span> '
                 f"{esc(prop.get('type', 'any') if isinstance(prop, dict) else 'any')} "
