@@ -18,6 +18,7 @@ from textual.widget import Widget
 
 import themes
 from pi_app.ai.text import text_of
+from pi_app.ai.types import UserMessage
 from pi_app.session.results import Cancelled
 from pi_app.tools.file_index import FileIndex
 from pi_app.tui.bridge import EventBridge
@@ -318,7 +319,7 @@ class PiApp(App[None]):
     def _seed_history(self) -> None:
         history = History()
         for msg in self.session.messages:
-            if getattr(msg, "role", None) == "user":
+            if isinstance(msg, UserMessage):
                 history.add(text_of(msg.content))
         self.editor.prompt_history = history
 

@@ -66,7 +66,8 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
 
 @cache
 def _adapter(model: type[BaseModel], key: str) -> TypeAdapter[Any]:
-    return TypeAdapter(model.model_fields[key].annotation)
+    annotation = model.model_fields[key].annotation
+    return TypeAdapter(Any if annotation is None else annotation)
 
 
 def _normalize(value: Any) -> Any:

@@ -410,5 +410,6 @@ def common_ancestor(by_id: Mapping[str, Entry], a: str | None, b: str | None) ->
     on_a = {e["id"] for e in path_to_root(by_id, a)}
     for e in reversed(path_to_root(by_id, b)):
         if e["id"] in on_a:
-            return e["id"]
+            found: str = e["id"]
+            return found
     return None

@@ -126,7 +126,8 @@ class ListingCache:
         """Cached meta (None for "not a session"), or False on a miss."""
         hit = self.files.get(path)
         if hit is not None and hit["size"] == st.st_size and hit["mtimeNs"] == st.st_mtime_ns:
-            return hit["meta"]
+            cached: dict[str, Any] | None = hit["meta"]
+            return cached
         meta = summarize_file(path, st.st_mtime_ns // 1_000_000)
         self.files[path] = {"size": st.st_size, "mtimeNs": st.st_mtime_ns, "meta": meta}
         self.dirty = True

@@ -100,7 +100,7 @@ class SessionManager:
         self._entries: list[Entry] = []
         self._by_id: dict[str, Entry] = {}
         self._path_cache: tuple[str | None, list[Entry]] | None = None
-        self._typed: dict[str, SessionEntry | Entry] = {}
+        self._typed: dict[str, SessionEntry | dict[str, Any]] = {}
         self._labels: dict[str, str] = {}
         self._leaf_id: str | None = None
         self._written = 0  # lines of [header, *entries] already in the file
@@ -125,7 +125,8 @@ class SessionManager:
         from .jsonl import read_header
 
         header = read_header(path) if os.path.exists(path) else None
-        cwd = header.get("cwd") if header and isinstance(header.get("cwd"), str) else os.getcwd()
+        recorded = header.get("cwd") if header else None
+        cwd = recorded if isinstance(recorded, str) else os.getcwd()
         return cls(cwd, session_dir or Path(path).resolve().parent, str(path), True)
 
     @classmethod
@@ -239,7 +240,8 @@ class SessionManager:
         else:
             # Counting lines (rather than a flushed flag) never writes the header twice.
             Path(self.session_file).parent.mkdir(parents=True, exist_ok=True)
-            pending = [self._header, *self._entries][self._written :]
+            pending: list[EntryRecord | dict[str, Any]] = [self._header]
+            pending = [*pending, *self._entries][self._written :]
             append_bytes(
                 self.session_file,
                 b"".join(e.line() if isinstance(e, EntryRecord) else to_line(e) for e in pending),
@@ -336,7 +338,7 @@ class SessionManager:
     def get_leaf_id(self) -> str | None:
         return self._leaf_id
 
-    def get_entry(self, entry_id: str) -> SessionEntry | Entry | None:
+    def get_entry(self, entry_id: str) -> SessionEntry | dict[str, Any] | None:
         """Typed entry (validated on first access); unknown entry types as their raw dict."""
         if entry_id not in self._by_id:
             return None
@@ -345,7 +347,7 @@ class SessionManager:
             typed = self._typed[entry_id] = parse_entry(self._by_id[entry_id].data)
         return typed
 
-    def get_leaf_entry(self) -> SessionEntry | Entry | None:
+    def get_leaf_entry(self) -> SessionEntry | dict[str, Any] | None:
         return self.get_entry(self._leaf_id) if self._leaf_id else None
 
     def get_raw_entry(self, entry_id: str) -> Entry | None:
