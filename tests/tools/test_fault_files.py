@@ -508,8 +508,11 @@ async def test_rpc_answers_and_aborts_while_a_read_is_stuck(tmp_path, faux, monk
     real_pread = os.pread
 
     def stuck_pread(fd, n, offset):
-        entered.set()
-        release.wait(2 * HANG_GUARD_S)  # outlasts the guard: only the abort can end the wait
+        # os.pread is patched for the whole process: only the tool's file blocks (the session's own reads,
+        # some on the event loop's thread, must not)
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("slow.txt"):
+            entered.set()
+            release.wait(2 * HANG_GUARD_S)  # outlasts the guard: only the abort can end the wait
         return real_pread(fd, n, offset)
 
     monkeypatch.setattr(read.os, "pread", stuck_pread)
