@@ -124,6 +124,7 @@ async def run_interactive(launch: Launch) -> int:
         themes=list(args.themes),
         no_themes=args.no_themes,
         warnings=list(launch.warnings),
+        trust=launch.cfg.trust,
     )
     app = PiApp(launch.session, options)
     await app.run_async()
