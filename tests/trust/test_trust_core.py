@@ -213,3 +213,14 @@ def test_untrusted_project_settings_give_only_session_dir(dirs):
     assert untrusted.drain_warnings() == []  # a bad key in a file not loaded is not reported
     untrusted.set_project_trusted(True)
     assert untrusted.settings.shellCommandPrefix == "evil"
+
+
+def test_untrusted_project_themes_are_not_discovered(dirs):
+    from themes.registry import discover_themes
+
+    agent, project = dirs
+    _put(project, ".pi/themes/evil.json", json.dumps({"name": "evil", "colors": {}}))
+    untrusted, _ = discover_themes(project, agent_dir=agent, project=False)
+    trusted, _ = discover_themes(project, agent_dir=agent)
+    assert "evil" not in untrusted
+    assert "evil" in trusted
