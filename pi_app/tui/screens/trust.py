@@ -61,7 +61,9 @@ class TrustScreen(ModalScreen[TrustChoice | None]):
     TrustScreen .changed { color: $pi-warning; }
     TrustScreen #trust-resources { height: auto; max-height: 12; }
     TrustScreen .resource { color: $pi-muted; }
-    TrustScreen OptionList { border: none; height: auto; background: $background; padding: 0; }
+    TrustScreen OptionList, TrustScreen OptionList:focus {
+        border: none; height: auto; background: $background; padding: 0; margin-top: 1;
+    }
     TrustScreen OptionList > .option-list--option-highlighted { background: $pi-selected-bg; }
     """
     BINDINGS = [
