@@ -125,6 +125,7 @@ async def run_interactive(launch: Launch) -> int:
         no_themes=args.no_themes,
         warnings=list(launch.warnings),
         theme=args.use_theme,
+        trust=launch.cfg.trust,
     )
     if args.verbose:  # --verbose: the full startup header even when quietStartup is set (never saved)
         launch.session.settings.apply_overrides({"quietStartup": False})

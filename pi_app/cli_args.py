@@ -70,6 +70,8 @@ Options:
   --no-context-files, -nc        Skip AGENTS.md and CLAUDE.md discovery and loading
   --export <in.jsonl> [out]      Write a session file out as HTML (or copy it to a .jsonl path) and exit
   --list-models [search]         Print the available models (optionally fuzzy-filtered) and exit
+  --approve, -a                  Trust this folder's project config and resources for this run
+  --no-approve, -na              Ignore this folder's trust-gated project config for this run
   --verbose                      Show full startup output even if quietStartup is set
   --tui-mode <mode>              TUI mode: fullscreen (default); regular is not supported
   --offline                      No network access at startup (same as PI_OFFLINE=1)
@@ -252,6 +254,14 @@ class CliArgs:
     list_models_search: str | None = None
     verbose: bool = False
     offline: bool = False
+    approve: bool = False  # -a: trust project resources for this process
+    no_approve: bool = False  # -na: skip them for this process
+
+    @property
+    def project_trust_override(self) -> bool | None:
+        """This process's trust decision from the command line (None: none given)."""
+        return True if self.approve else False if self.no_approve else None
+
     messages: list[str] = field(default_factory=list)
     file_args: list[str] = field(default_factory=list)  # @file arguments without the "@"
     # flags registered by extensions: name (without "--") -> True or the string value
@@ -288,6 +298,10 @@ _BOOL_FLAGS: dict[str, str] = {
     "--no-themes": "no_themes",
     "--verbose": "verbose",
     "--offline": "offline",
+    "--approve": "approve",
+    "-a": "approve",
+    "--no-approve": "no_approve",
+    "-na": "no_approve",
 }
 _STRING_OPTS: dict[str, str] = {
     "--provider": "provider",
@@ -408,6 +422,8 @@ def parse_args(
         else:
             raise CliError(f"Unknown option: {flag}")
         i += 1
+    if out.approve and out.no_approve:
+        raise CliError("--approve and --no-approve cannot be used together")
     _finish(out)
     return out
 

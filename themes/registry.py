@@ -104,7 +104,10 @@ def _json_files(path: Path) -> list[Path]:
 
 
 def discover_themes(
-    cwd: str | Path, extra_paths: Iterable[str | Path] = (), agent_dir: str | Path | None = None
+    cwd: str | Path,
+    extra_paths: Iterable[str | Path] = (),
+    agent_dir: str | Path | None = None,
+    project: bool = True,
 ) -> tuple[dict[str, ThemeSpec], list[ThemeWarning]]:
     """Load user themes from `<agentDir>/themes/*.json`, `<cwd>/.pi/themes/*.json` and `extra_paths`
     (files or directories: the `themes` setting and `--theme`). The first theme with a name wins;
@@ -115,7 +118,9 @@ def discover_themes(
         from pi_app.session.config.paths import agent_dir as default_agent_dir
 
         agent_dir = default_agent_dir()
-    files: list[Path] = [*_json_files(Path(agent_dir) / "themes"), *_json_files(Path(cwd) / ".pi" / "themes")]
+    files: list[Path] = _json_files(Path(agent_dir) / "themes")
+    if project:  # False for a folder that is not trusted (pi_app/session/trust.py)
+        files += _json_files(Path(cwd) / ".pi" / "themes")
     warnings: list[ThemeWarning] = []
     for extra in extra_paths:
         p = Path(extra).expanduser()

@@ -127,6 +127,7 @@ def register_all(
     cwd: str | Path | None = None,
     extra_paths: Iterable[str | Path] = (),
     agent_dir: str | Path | None = None,
+    project: bool = True,
 ) -> list[ThemeWarning]:
     """Register every built-in and every discovered user theme on a Textual app; returns the
     discovery warnings (show them as notices). With cwd=None only built-ins are registered."""
@@ -134,7 +135,7 @@ def register_all(
         app.register_theme(to_textual_theme(_builtin_spec(name)))
     if cwd is None:
         return []
-    specs, warnings = discover_themes(cwd, extra_paths, agent_dir)
+    specs, warnings = discover_themes(cwd, extra_paths, agent_dir, project)
     for spec in specs.values():
         add_user_theme(spec)
         app.register_theme(to_textual_theme(spec))

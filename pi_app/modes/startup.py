@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pi_app.ai.types import ImageContent
     from pi_app.session.agent_session import AgentSession
     from pi_app.session.store import SessionManager
+    from pi_app.session.trust import TrustDecision
 
 
 class StartupError(Exception):
@@ -33,9 +34,15 @@ class Config:
     auth: Any
     registry: Any
     warnings: list[str] = field(default_factory=list)
+    trust: TrustDecision | None = None  # None: not decided here (embedding); project resources load
 
 
-def load_config(cwd: str) -> Config:
+def load_config(cwd: str, trust_override: bool | None = None, *, decide_trust: bool = True) -> Config:
+    """Agent dir, project trust, settings (project settings only once trusted), auth and models.
+
+    The trust decision comes first: nothing the folder supplies is read before it (except ``sessionDir``).
+    An undecided folder ("ask") loads as untrusted; the interactive app asks and reloads on a yes.
+    """
     from pi_app.session.config import AuthStorage, ModelRegistry, SettingsManager
     from pi_app.session.config import agent_dir as config_agent_dir
 
@@ -46,11 +53,16 @@ def load_config(cwd: str) -> Config:
     if not os.path.isdir(existing):
         where = "" if existing == adir else f" ({existing} is not a directory)"
         raise StartupError(f"PI_CODING_AGENT_DIR is not a directory: {adir}{where}")
-    settings = SettingsManager.create(cwd, adir)
+    trust: TrustDecision | None = None
+    if decide_trust:
+        from pi_app.session.trust import resolve_trust
+
+        trust = resolve_trust(cwd, adir, override=trust_override)
+    settings = SettingsManager.create(cwd, adir, project_trusted=trust is None or trust.allowed)
     auth = AuthStorage.create(Path(adir) / "auth.json")
     registry = ModelRegistry(auth, Path(adir) / "models.json")
     # registry.error is reported once, with the session's warnings (or by --list-models)
-    return Config(cwd, adir, settings, auth, registry)
+    return Config(cwd, adir, settings, auth, registry, list(trust.warnings) if trust else [], trust)
 
 
 def no_model_message(agent_dir: str) -> str:
@@ -261,7 +273,7 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
     non-interactive ``--resume``); otherwise the :class:`Launch` the chosen mode runs with.
     """
     cwd = os.getcwd()
-    cfg = load_config(cwd)
+    cfg = load_config(cwd, args.project_trust_override, decide_trust=not args.list_models)
     warn = [*args.warnings, *cfg.warnings]
 
     if args.list_models:
@@ -293,6 +305,10 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         _flush_warnings([*warn, *([cfg.registry.error] if cfg.registry.error else [])])
         raise
     warn += session.resource_warnings
+    if cfg.trust is not None and cfg.trust.skipped and not (interactive and cfg.trust.trusted is None):
+        from pi_app.session.trust import skipped_notice
+
+        warn.append(skipped_notice(cfg.trust))  # said once; the TUI asks instead when undecided
     if interactive or mode == "rpc":
         from pi_app.modes import startup_gc
 

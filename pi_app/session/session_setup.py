@@ -63,15 +63,26 @@ def _text_or_file(value: str | None) -> str | None:
 
 def load_resources(cwd: str, agent_dir: str, settings: SettingsManager, opts: ResourceOptions) -> Resources:
     s = settings.settings
+    trusted = settings.project_trusted  # context files load regardless; project resources need trust
     res = Resources(context_files=[] if opts.no_context_files else load_context_files(cwd, agent_dir))
     res.prompt_files = load_prompt_files(
-        cwd, agent_dir, allow_project=opts.allow_project, warnings=res.warnings
+        cwd, agent_dir, allow_project=opts.allow_project and trusted, warnings=res.warnings
     )
-    skills = load_skills(cwd, agent_dir, [*s.skills, *opts.skills_paths], include_defaults=not opts.no_skills)
+    skills = load_skills(
+        cwd,
+        agent_dir,
+        [*s.skills, *opts.skills_paths],
+        include_defaults=not opts.no_skills,
+        include_project=trusted,
+    )
     res.skills = skills.skills
     res.warnings += skills.warnings
     templates = load_prompt_templates(
-        cwd, agent_dir, [*s.prompts, *opts.template_paths], include_defaults=not opts.no_templates
+        cwd,
+        agent_dir,
+        [*s.prompts, *opts.template_paths],
+        include_defaults=not opts.no_templates,
+        include_project=trusted,
     )
     res.prompt_templates = templates.templates
     res.warnings += templates.warnings

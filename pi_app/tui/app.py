@@ -257,6 +257,15 @@ class PiApp(App[None]):
         self.editor.focus()
         if self.options.warm_imports and not self.options.test_mode:
             self.call_after_refresh(self._warm_provider_import)
+        trust = self.options.trust
+        if trust is not None and trust.trusted is None:  # undecided: ask before project resources load
+            from pi_app.tui.screens.trust import open_trust
+
+            open_trust(self, trust, self._start_after_trust, cwd_display=self.options.cwd_display)
+        else:
+            self._start_after_trust()
+
+    def _start_after_trust(self) -> None:
         if self.resume_at_start:
             self.run_worker(self._resume_at_start(), group="session", exit_on_error=False)
         else:

@@ -181,6 +181,17 @@ async def _resume(app: AppContext, arg: str) -> None:
     await open_resume(app)
 
 
+async def _trust(app: AppContext, arg: str) -> None:
+    from pi_app.session.trust import resolve_trust
+    from pi_app.tui.screens.trust import open_trust
+
+    session = app.session
+    decision = resolve_trust(session.cwd, session.agent_dir)
+    for warning in decision.warnings:
+        await app.chat.add(Notice(warning, kind="warning"))
+    open_trust(app, decision)
+
+
 async def _quit(app: AppContext, arg: str) -> None:
     app.exit()
 
@@ -228,6 +239,7 @@ BUILTINS: list[Command] = [
     Command("new", "Start a new session", _new),
     Command("compact", "Manually compact the session context", _compact),
     Command("reload", "Reload skills, prompts, context files and settings", _reload),
+    Command("trust", "Save a project trust decision for future pi processes", _trust),
     Command("quit", "Quit pi", _quit, aliases=("exit",)),
 ]
 

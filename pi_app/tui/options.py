@@ -12,6 +12,7 @@ from pi_app.tui.clipboard import Clipboard
 
 if TYPE_CHECKING:
     from pi_app.ai.types import ImageContent
+    from pi_app.session.trust import TrustDecision
 
 TAIL_MESSAGES = 100  # messages mounted when a session opens; earlier ones load on demand
 DOUBLE_PRESS_S = 0.5  # Esc / Ctrl+C double-press window
@@ -29,6 +30,8 @@ class TuiOptions:
     themes: list[str] = field(default_factory=list)
     no_themes: bool = False
     warnings: list[str] = field(default_factory=list)
+    # The startup project-trust decision; undecided ("ask"), the trust screen comes first.
+    trust: TrustDecision | None = None
     # Shown instead of the real cwd/home/version (snapshots must not depend on the machine).
     cwd_display: str | None = None
     home: str | None = None

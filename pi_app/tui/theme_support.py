@@ -93,7 +93,8 @@ def setup_themes(
         warnings += _load_paths_only(app, cwd, cli_paths)
     else:
         extra = [*(settings.settings.themes or []), *cli_paths]
-        warnings += [str(w) for w in register_all(app, cwd, extra)]
+        project = getattr(settings, "project_trusted", True)  # untrusted: .pi/themes stay unloaded
+        warnings += [str(w) for w in register_all(app, cwd, extra, project=project)]
     known = set(themes.available_themes())
 
     name = override or _cli_choice(cli, cwd, known)

@@ -52,7 +52,8 @@ def _pi(
 
 
 def _print(env: PiEnv, tmp_path: Path, **extra: str) -> subprocess.CompletedProcess[str]:
-    return _pi(env, tmp_path, "-p", "--model", "fx/m1", "hi", **extra)
+    # -a: these tests are about how project files load once trusted (tests/trust covers the gate)
+    return _pi(env, tmp_path, "-a", "-p", "--model", "fx/m1", "hi", **extra)
 
 
 def _warnings(stderr: str) -> list[str]:
@@ -349,7 +350,7 @@ def test_symlink_loops_under_skills_end(tmp_path):
     prompts.mkdir()
     (prompts / "back").symlink_to(prompts)
     commands = '{"id": "c", "type": "get_commands"}\n'
-    result = _pi(env, tmp_path, "--mode", "rpc", "--model", "fx/m1", input=commands)
+    result = _pi(env, tmp_path, "-a", "--mode", "rpc", "--model", "fx/m1", input=commands)
     assert result.returncode == 0
     response = next(json.loads(line) for line in result.stdout.splitlines() if '"id":"c"' in line)
     names = [c["name"] for c in response["data"]["commands"]]

@@ -26,6 +26,9 @@ from pi_app.session.config.settings_schema import DEFAULT_THINKING_LEVEL, Settin
 
 Scope = Literal["global", "project"]
 
+# the project settings read before (and without) project trust: where sessions are kept
+UNTRUSTED_PROJECT_KEYS = ("sessionDir",)
+
 # pi's numbers are JavaScript numbers: an integer beyond this is not exact there (and means nothing here)
 MAX_SAFE_INTEGER = 2**53 - 1
 
@@ -182,7 +185,11 @@ class _ScopeState:
 class SettingsManager:
     """Merged view of global + project settings with pi's defaults, and per-key persistence."""
 
-    def __init__(self, global_path: Path | None, project_path: Path | None) -> None:
+    def __init__(
+        self, global_path: Path | None, project_path: Path | None, *, project_trusted: bool = True
+    ) -> None:
+        # Untrusted, the project file gives only sessionDir (pi reads it before the trust decision).
+        self.project_trusted = project_trusted
         self._scopes: dict[Scope, _ScopeState] = {
             "global": _ScopeState(global_path),
             "project": _ScopeState(project_path),
@@ -194,10 +201,14 @@ class SettingsManager:
 
     @classmethod
     def create(
-        cls, cwd: str | os.PathLike[str] | None = None, agent_dir: str | os.PathLike[str] | None = None
+        cls,
+        cwd: str | os.PathLike[str] | None = None,
+        agent_dir: str | os.PathLike[str] | None = None,
+        *,
+        project_trusted: bool = True,
     ) -> SettingsManager:
         base = Path(agent_dir) if agent_dir is not None else paths.agent_dir()
-        return cls(base / "settings.json", paths.project_settings_path(cwd))
+        return cls(base / "settings.json", paths.project_settings_path(cwd), project_trusted=project_trusted)
 
     @classmethod
     def in_memory(cls, settings: dict[str, Any] | None = None) -> SettingsManager:
@@ -233,15 +244,27 @@ class SettingsManager:
                 err = str(exc)
             except OSError as exc:
                 err = f"{self._source(scope)}: cannot read ({exc.strerror or exc})"
+            if err is not None and scope == "project" and not self.project_trusted:
+                state.data, state.load_error = {}, err  # not loaded anyway: nothing to report or keep
+                continue
             if err is not None:
                 state.load_error = err
                 kept = "keeping the settings loaded before" if state.loaded else "using defaults"
                 self.warnings.append(f"{err}; {kept}")
                 continue
+            if scope == "project" and not self.project_trusted:
+                data = {k: v for k, v in data.items() if k in UNTRUSTED_PROJECT_KEYS}
+                warnings = [w for w in warnings if any(f'"{k}' in w for k in UNTRUSTED_PROJECT_KEYS)]
             state.data, state.load_error, state.loaded = data, None, True
             state.modified.clear()
             self.warnings.extend(warnings)
         self._recompute()
+
+    def set_project_trusted(self, trusted: bool) -> None:
+        """Apply a trust decision made after loading (the TUI's trust screen, /trust): re-read the files."""
+        if trusted != self.project_trusted:
+            self.project_trusted = trusted
+            self.reload()
 
     def _recompute(self) -> None:
         merged = deep_merge(self._scopes["global"].data, self._scopes["project"].data)

@@ -166,10 +166,17 @@ def skill_dirs(cwd: str, agent_dir: str, home: str | None = None) -> list[tuple[
 
 
 def load_skills(
-    cwd: str, agent_dir: str, extra_paths: list[str] | None = None, include_defaults: bool = True
+    cwd: str,
+    agent_dir: str,
+    extra_paths: list[str] | None = None,
+    include_defaults: bool = True,
+    include_project: bool = True,
 ) -> SkillLoadResult:
+    """``include_project=False`` (an untrusted folder) leaves out the .pi/.agents skill directories."""
     result = SkillLoadResult()
     roots: list[tuple[Path, str]] = skill_dirs(cwd, agent_dir) if include_defaults else []
+    if not include_project:
+        roots = [r for r in roots if r[1] != "project"]
     for p in extra_paths or []:
         path = Path(os.path.expanduser(p))
         if not path.exists():

@@ -102,13 +102,19 @@ def _from_dir(directory: Path, source: str, warnings: list[str]) -> list[PromptT
 
 
 def load_prompt_templates(
-    cwd: str, agent_dir: str, extra_paths: list[str] | None = None, include_defaults: bool = True
+    cwd: str,
+    agent_dir: str,
+    extra_paths: list[str] | None = None,
+    include_defaults: bool = True,
+    include_project: bool = True,
 ) -> TemplateLoadResult:
+    """``include_project=False`` (an untrusted folder) leaves out ``.pi/prompts``."""
     result = TemplateLoadResult()
     found: list[PromptTemplate] = []
     if include_defaults:
         found += _from_dir(Path(agent_dir) / "prompts", "user", result.warnings)
-        found += _from_dir(Path(cwd) / ".pi" / "prompts", "project", result.warnings)
+        if include_project:
+            found += _from_dir(Path(cwd) / ".pi" / "prompts", "project", result.warnings)
     for p in extra_paths or []:
         path = Path(os.path.expanduser(p))
         if path.is_dir():
