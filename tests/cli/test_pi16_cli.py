@@ -45,13 +45,14 @@ def test_system_md_files_and_flags(tmp_path, loopback):
     assert system.startswith("GLOBAL SYSTEM\n\nGLOBAL APPEND")
     (env.project / ".pi").mkdir()
     (env.project / ".pi" / "SYSTEM.md").write_text("PROJECT SYSTEM")
-    (system, _) = _run(env, loopback)[1]
+    (system, _) = _run(env, loopback)[1]  # a project's SYSTEM.md is a protected resource: not before trust
+    assert system.startswith("GLOBAL SYSTEM\n\nGLOBAL APPEND") and "PROJECT SYSTEM" not in system
+    (system, _) = _run(env, loopback, "-a")[1]
     assert system.startswith("PROJECT SYSTEM\n\nGLOBAL APPEND")
     extra = tmp_path / "extra.md"
     extra.write_text("FROM A FILE")
-    (system, _) = _run(env, loopback, "--append-system-prompt", "ONE", "--append-system-prompt", str(extra))[
-        1
-    ]
+    appends = ("--append-system-prompt", "ONE", "--append-system-prompt", str(extra))
+    (system, _) = _run(env, loopback, "-a", *appends)[1]
     assert system.startswith("PROJECT SYSTEM\n\nONE\n\nFROM A FILE") and "GLOBAL APPEND" not in system
 
 
