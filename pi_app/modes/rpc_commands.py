@@ -8,11 +8,10 @@ returning ``None`` sends ``"data": null`` (e.g. ``cycle_model`` with nothing to 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import os
 import tempfile
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_app.ai.types import THINKING_LEVELS, ImageContent, Model, dump
 from pi_app.modes.wire import model_json, wire_messages, wire_messages_json
@@ -20,16 +19,15 @@ from pi_app.session.jsontext import RawJson, dumps
 from pi_app.session.results import Cancelled
 from pi_app.session.session_events import compaction_result_json
 
+if TYPE_CHECKING:
+    from pi_app.session.agent_session import AgentSession
+
 NO_DATA: Any = object()
 QUEUE_MODES = ("all", "one-at-a-time")
 
 
 class RpcError(Exception):
     """A command failed; the message is the response's ``error``."""
-
-
-async def _maybe(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 def _as_json(value: Any) -> Any:
@@ -71,18 +69,10 @@ def parse_images(raw: Any) -> list[ImageContent] | None:
     return out or None
 
 
-def _accepts(fn: Callable[..., Any], name: str) -> bool:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
-
-
 # ------------------------------------------------------------------------------------------- state
 
 
-def session_state(session: Any) -> dict[str, Any]:
+def session_state(session: AgentSession) -> dict[str, Any]:
     model = session.model
     state: dict[str, Any] = {
         "model": model_json(model) if model is not None else None,
@@ -172,61 +162,53 @@ Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 QUEUED = {"disposition": "queued"}
 
 
-async def _steer(session: Any, cmd: dict[str, Any]) -> Any:
-    await _maybe(session.steer(_str_field(cmd, "message", "steer"), parse_images(cmd.get("images"))))
+async def _steer(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    await session.steer(_str_field(cmd, "message", "steer"), parse_images(cmd.get("images")))
     return dict(QUEUED)
 
 
-async def _follow_up(session: Any, cmd: dict[str, Any]) -> Any:
-    await _maybe(session.follow_up(_str_field(cmd, "message", "follow_up"), parse_images(cmd.get("images"))))
+async def _follow_up(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    await session.follow_up(_str_field(cmd, "message", "follow_up"), parse_images(cmd.get("images")))
     return dict(QUEUED)
 
 
-async def _clear_queue(session: Any, cmd: dict[str, Any]) -> Any:
-    steering, follow_up = await _maybe(session.clear_queue())
+async def _clear_queue(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    steering, follow_up = session.clear_queue()
     return {"steering": list(steering), "followUp": list(follow_up)}
 
 
-async def _abort(session: Any, cmd: dict[str, Any]) -> Any:
-    await _maybe(session.abort())
+async def _abort(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    await session.abort()
     return NO_DATA
 
 
-def _cancelled(result: Any) -> bool:
-    # AgentSession answers False when something (an extension) vetoed the switch; anything else is done
-    return result is False
+async def _new_session(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    # pi's optional parentSession is not recorded here: a new session always starts without a parent
+    await session.new_session()
+    return {"cancelled": False}  # nothing can veto it yet (extensions will)
 
 
-async def _new_session(session: Any, cmd: dict[str, Any]) -> Any:
-    parent = cmd.get("parentSession")
-    if parent is not None and _accepts(session.new_session, "parent_session"):
-        result = await _maybe(session.new_session(parent_session=parent))
-    else:
-        result = await _maybe(session.new_session())
-    return {"cancelled": _cancelled(result)}
-
-
-async def _get_state(session: Any, cmd: dict[str, Any]) -> Any:
+async def _get_state(session: AgentSession, cmd: dict[str, Any]) -> Any:
     return session_state(session)
 
 
-async def _get_messages(session: Any, cmd: dict[str, Any]) -> Any:
+async def _get_messages(session: AgentSession, cmd: dict[str, Any]) -> Any:
     return {"messages": wire_messages_json(session.messages)}
 
 
-async def _set_model(session: Any, cmd: dict[str, Any]) -> Any:
+async def _set_model(session: AgentSession, cmd: dict[str, Any]) -> Any:
     provider = _str_field(cmd, "provider", "set_model")
     model_id = _str_field(cmd, "modelId", "set_model")
-    models = await _maybe(session.model_registry.get_available())
+    models = session.model_registry.get_available()
     model = next((m for m in models if m.provider == provider and m.id == model_id), None)
     if model is None:
         raise RpcError(f"Model not found: {provider}/{model_id}")
-    await _maybe(session.set_model(model))
+    await session.set_model(model)
     return model_json(model)
 
 
-async def _cycle_model(session: Any, cmd: dict[str, Any]) -> Any:
-    result = await _maybe(session.cycle_model())
+async def _cycle_model(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    result = await session.cycle_model()
     if result is None:
         return None
     model = result if isinstance(result, Model) else getattr(result, "model", None)
@@ -237,46 +219,48 @@ async def _cycle_model(session: Any, cmd: dict[str, Any]) -> Any:
     }
 
 
-async def _get_available_models(session: Any, cmd: dict[str, Any]) -> Any:
-    models = await _maybe(session.model_registry.get_available())
+async def _get_available_models(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    models = session.model_registry.get_available()
     return {"models": [model_json(m) for m in models]}
 
 
-async def _set_thinking_level(session: Any, cmd: dict[str, Any]) -> Any:
+async def _set_thinking_level(session: AgentSession, cmd: dict[str, Any]) -> Any:
     level = _str_field(cmd, "level", "set_thinking_level")
     if level not in THINKING_LEVELS:
         raise RpcError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
-    await _maybe(session.set_thinking_level(level))
+    session.set_thinking_level(level)
     return NO_DATA
 
 
-async def _cycle_thinking_level(session: Any, cmd: dict[str, Any]) -> Any:
-    level = await _maybe(session.cycle_thinking_level())
+async def _cycle_thinking_level(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    level = session.cycle_thinking_level()
     return None if level is None else {"level": level}
 
 
-async def _get_available_thinking_levels(session: Any, cmd: dict[str, Any]) -> Any:
-    return {"levels": list(await _maybe(session.available_thinking_levels()))}
+async def _get_available_thinking_levels(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    return {"levels": list(session.available_thinking_levels())}
 
 
-def _queue_mode(cmd: dict[str, Any], command: str) -> str:
+def _queue_mode(cmd: dict[str, Any], command: str) -> Literal["all", "one-at-a-time"]:
     mode = _str_field(cmd, "mode", command)
-    if mode not in QUEUE_MODES:
-        raise RpcError(f'Invalid mode "{mode}". Valid values: {", ".join(QUEUE_MODES)}')
-    return mode
+    if mode == "all":
+        return "all"
+    if mode == "one-at-a-time":
+        return "one-at-a-time"
+    raise RpcError(f'Invalid mode "{mode}". Valid values: {", ".join(QUEUE_MODES)}')
 
 
-async def _set_steering_mode(session: Any, cmd: dict[str, Any]) -> Any:
-    await _maybe(session.set_steering_mode(_queue_mode(cmd, "set_steering_mode")))
+async def _set_steering_mode(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    session.set_steering_mode(_queue_mode(cmd, "set_steering_mode"))
     return NO_DATA
 
 
-async def _set_follow_up_mode(session: Any, cmd: dict[str, Any]) -> Any:
-    await _maybe(session.set_follow_up_mode(_queue_mode(cmd, "set_follow_up_mode")))
+async def _set_follow_up_mode(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    session.set_follow_up_mode(_queue_mode(cmd, "set_follow_up_mode"))
     return NO_DATA
 
 
-async def _compact(session: Any, cmd: dict[str, Any]) -> Any:
+async def _compact(session: AgentSession, cmd: dict[str, Any]) -> Any:
     instructions = cmd.get("customInstructions")
     if instructions is not None and not isinstance(instructions, str):
         raise RpcError('"customInstructions" must be a string')
@@ -296,18 +280,18 @@ async def _compact(session: Any, cmd: dict[str, Any]) -> Any:
     return out
 
 
-async def _set_auto_compaction(session: Any, cmd: dict[str, Any]) -> Any:
-    await _maybe(session.set_auto_compaction_enabled(_bool_field(cmd, "enabled", "set_auto_compaction")))
+async def _set_auto_compaction(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    session.set_auto_compaction_enabled(_bool_field(cmd, "enabled", "set_auto_compaction"))
     return NO_DATA
 
 
-async def _set_auto_retry(session: Any, cmd: dict[str, Any]) -> Any:
-    await _maybe(session.set_auto_retry_enabled(_bool_field(cmd, "enabled", "set_auto_retry")))
+async def _set_auto_retry(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    session.set_auto_retry_enabled(_bool_field(cmd, "enabled", "set_auto_retry"))
     return NO_DATA
 
 
-async def _abort_retry(session: Any, cmd: dict[str, Any]) -> Any:
-    await _maybe(session.abort_retry())
+async def _abort_retry(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    session.abort_retry()
     return NO_DATA
 
 
@@ -325,35 +309,32 @@ def bash_result_json(result: Any) -> dict[str, Any]:
     return out
 
 
-async def _bash(session: Any, cmd: dict[str, Any]) -> Any:
-    result = await _maybe(session.execute_bash(_str_field(cmd, "command", "bash")))
+async def _bash(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    result = await session.execute_bash(_str_field(cmd, "command", "bash"))
     return bash_result_json(result)
 
 
-async def _abort_bash(session: Any, cmd: dict[str, Any]) -> Any:
-    await _maybe(session.abort_bash())
+async def _abort_bash(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    session.abort_bash()
     return NO_DATA
 
 
-async def _get_session_stats(session: Any, cmd: dict[str, Any]) -> Any:
-    stats = _as_json(await _maybe(session.get_session_stats()))
+async def _get_session_stats(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    stats = _as_json(session.get_session_stats())
     if isinstance(stats, dict) and "totalMessages" in stats:
         stats["totalMessages"] = len(wire_messages(session.messages))  # the tool-set log is not shown
     return stats
 
 
-async def _export_html(session: Any, cmd: dict[str, Any]) -> Any:
+async def _export_html(session: AgentSession, cmd: dict[str, Any]) -> Any:
     out = cmd.get("outputPath")
     if out is not None and not isinstance(out, str):
         raise RpcError('"outputPath" must be a string')
-    exporter = getattr(session, "export_to_html", None)
-    if callable(exporter):
-        return {"path": await _maybe(exporter(out))}
     path = await asyncio.to_thread(export_session_to_html, session, out)
     return {"path": path}
 
 
-def export_session_to_html(session: Any, out_path: str | None) -> str:
+def export_session_to_html(session: AgentSession, out_path: str | None) -> str:
     """Export the live session; an unsaved (or in-memory) one is exported from a temporary copy."""
     from pi_app.session.export import default_export_path, export_session_html
     from pi_app.session.store.entries import to_line
@@ -379,19 +360,19 @@ def export_session_to_html(session: Any, out_path: str | None) -> str:
         with open(copy, "wb") as fh:
             fh.write(to_line(dict(manager.raw_header())))
             for entry in entries:
-                fh.write(to_line(entry.data if hasattr(entry, "data") else dict(entry)))
+                fh.write(to_line(entry.data))
         return export_session_html(
             copy, target, system_prompt=session.system_prompt, tools=tools, leaf_id=leaf
         )
 
 
-async def _switch_session(session: Any, cmd: dict[str, Any]) -> Any:
+async def _switch_session(session: AgentSession, cmd: dict[str, Any]) -> Any:
     path = _str_field(cmd, "sessionPath", "switch_session")
-    result = await _maybe(session.switch_session(path))
-    return {"cancelled": _cancelled(result)}
+    await session.switch_session(path)
+    return {"cancelled": False}  # nothing can veto it yet (extensions will)
 
 
-async def _fork(session: Any, cmd: dict[str, Any]) -> Any:
+async def _fork(session: AgentSession, cmd: dict[str, Any]) -> Any:
     try:
         result = await session.fork(_str_field(cmd, "entryId", "fork"))
     except Cancelled:
@@ -399,7 +380,7 @@ async def _fork(session: Any, cmd: dict[str, Any]) -> Any:
     return {"text": result.text, "cancelled": False}
 
 
-async def _clone(session: Any, cmd: dict[str, Any]) -> Any:
+async def _clone(session: AgentSession, cmd: dict[str, Any]) -> Any:
     try:
         await session.clone()
     except Cancelled:
@@ -407,9 +388,9 @@ async def _clone(session: Any, cmd: dict[str, Any]) -> Any:
     return {"cancelled": False}
 
 
-async def _get_fork_messages(session: Any, cmd: dict[str, Any]) -> Any:
+async def _get_fork_messages(session: AgentSession, cmd: dict[str, Any]) -> Any:
     messages = []
-    for item in await _maybe(session.get_fork_messages()):
+    for item in session.get_fork_messages():
         if isinstance(item, tuple):
             messages.append({"entryId": item[0], "text": item[1]})
         elif isinstance(item, dict):
@@ -419,15 +400,15 @@ async def _get_fork_messages(session: Any, cmd: dict[str, Any]) -> Any:
     return {"messages": messages}
 
 
-async def _get_last_assistant_text(session: Any, cmd: dict[str, Any]) -> Any:
-    return {"text": await _maybe(session.get_last_assistant_text())}
+async def _get_last_assistant_text(session: AgentSession, cmd: dict[str, Any]) -> Any:
+    return {"text": session.get_last_assistant_text()}
 
 
-async def _set_session_name(session: Any, cmd: dict[str, Any]) -> Any:
+async def _set_session_name(session: AgentSession, cmd: dict[str, Any]) -> Any:
     name = _str_field(cmd, "name", "set_session_name").strip()
     if not name:
         raise RpcError("Session name cannot be empty")
-    await _maybe(session.set_session_name(name))
+    session.set_session_name(name)
     return NO_DATA
 
 
@@ -466,7 +447,7 @@ def source_info(path: str, source: str, cwd: str, agent_dir: str) -> dict[str, A
     return {"path": path, "source": "local", "scope": "temporary", "origin": "top-level", "baseDir": base_dir}
 
 
-async def _get_commands(session: Any, cmd: dict[str, Any]) -> Any:
+async def _get_commands(session: AgentSession, cmd: dict[str, Any]) -> Any:
     """pi 0.73.1: ``{commands: [{name, description, source: "prompt"|"skill", sourceInfo}]}``."""
     cwd, agent_dir = str(session.cwd), str(session.agent_dir)
     out: list[dict[str, Any]] = [
@@ -497,7 +478,7 @@ def _entry_json(entry: Any) -> Any:
     return entry.data if hasattr(entry, "data") else dict(entry)
 
 
-async def _get_entries(session: Any, cmd: dict[str, Any]) -> Any:
+async def _get_entries(session: AgentSession, cmd: dict[str, Any]) -> Any:
     """Every entry in append order; ``since`` (an entry id) gives only the entries strictly after it."""
     manager = session.session_manager
     entries = manager.raw_entries()
@@ -530,7 +511,7 @@ def label_timestamps(entries: list[Any]) -> dict[str, str]:
     return out
 
 
-async def _get_tree(session: Any, cmd: dict[str, Any]) -> Any:
+async def _get_tree(session: AgentSession, cmd: dict[str, Any]) -> Any:
     manager = session.session_manager
     stamps = label_timestamps(manager.raw_entries())
     return {"tree": tree_json_text(manager.get_tree(), stamps), "leafId": manager.leaf_id}
@@ -539,7 +520,7 @@ async def _get_tree(session: Any, cmd: dict[str, Any]) -> Any:
 # ---- beyond pi: moving in the tree and labelling
 
 
-async def _navigate_tree(session: Any, cmd: dict[str, Any]) -> Any:
+async def _navigate_tree(session: AgentSession, cmd: dict[str, Any]) -> Any:
     target = _str_field(cmd, "targetId", "navigate_tree")
     for key in ("customInstructions", "label"):
         if cmd.get(key) is not None and not isinstance(cmd.get(key), str):
@@ -562,14 +543,14 @@ async def _navigate_tree(session: Any, cmd: dict[str, Any]) -> Any:
     return data
 
 
-async def _set_label(session: Any, cmd: dict[str, Any]) -> Any:
+async def _set_label(session: AgentSession, cmd: dict[str, Any]) -> Any:
     entry_id = _str_field(cmd, "entryId", "set_label")
     label = cmd.get("label")
     if label is not None and not isinstance(label, str):
         raise RpcError('"label" must be a string')
     if session.session_manager.get_raw_entry(entry_id) is None:
         raise RpcError(f"Entry {entry_id} not found")
-    await _maybe(session.set_label(entry_id, label.strip() or None if label else None))
+    session.set_label(entry_id, label.strip() or None if label else None)
     return NO_DATA
 
 

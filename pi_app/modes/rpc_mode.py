@@ -15,12 +15,15 @@ import json
 import os
 import threading
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_app.modes.jsonl import JsonlWriter, LineSplitter
 from pi_app.modes.rpc_commands import HANDLERS, NO_DATA, RpcError, parse_images
 from pi_app.modes.wire import event_json
 from pi_app.session.session_events import SessionEvent
+
+if TYPE_CHECKING:
+    from pi_app.session.agent_session import AgentSession, StreamingBehavior
 
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
@@ -46,7 +49,7 @@ def error_response(request_id: Any, command: str, message: str) -> dict[str, Any
 class RpcServer:
     """Serves one AgentSession over a JSONL channel (see the module docstring)."""
 
-    def __init__(self, session: Any, writer: JsonlWriter | None = None) -> None:
+    def __init__(self, session: AgentSession, writer: JsonlWriter | None = None) -> None:
         self.session = session
         self.writer = writer or JsonlWriter()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -131,7 +134,7 @@ class RpcServer:
         self, request_id: Any, message: str, images: Any, behavior: str | None, started: bool
     ) -> None:
         try:
-            await self.session.prompt(message, images=images, streaming_behavior=behavior)
+            await self.session.prompt(message, images=images, streaming_behavior=_behavior(behavior))
         except Exception as exc:
             self.output(error_response(request_id, "prompt", str(exc) or type(exc).__name__))
         if started:
@@ -193,6 +196,15 @@ async def stdin_chunks(fd: int = 0, size: int = 65536) -> AsyncIterator[bytes]:
         yield data
 
 
-async def run_rpc_mode(session: Any, writer: JsonlWriter | None = None) -> int:
+async def run_rpc_mode(session: AgentSession, writer: JsonlWriter | None = None) -> int:
     server = RpcServer(session, writer)
     return await server.serve(stdin_chunks())
+
+
+def _behavior(value: str | None) -> StreamingBehavior | None:
+    """The validated ``streamingBehavior`` narrowed to the session's type."""
+    if value == "steer":
+        return "steer"
+    if value == "followUp" or value == "follow_up":
+        return "followUp"
+    return None
