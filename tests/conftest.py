@@ -12,6 +12,23 @@ for _var in ("NO_COLOR", "TEXTUAL_THEME", "FORCE_COLOR"):
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the project's bytecode once, in the controlling process, before any worker starts.
+
+    Where PYTHONDONTWRITEBYTECODE is set (this workplace and its CI set it) nothing else ever writes it, so
+    every xdist worker and every ``pi`` subprocess a test starts would compile ~190 modules from source again.
+    Reading cached bytecode is still allowed under that variable; only writing is off.
+    """
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller has done it
+        return
+    import compileall
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for package in ("pi_app", "widgets", "themes", "tests"):
+        compileall.compile_dir(root / package, quiet=1, workers=1)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_agent_dir(tmp_path_factory, monkeypatch):
     """Every test gets its own agent dir and HOME, so nothing touches the real ~/.pi."""
