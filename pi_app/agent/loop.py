@@ -15,6 +15,7 @@ from typing import Any
 
 from pi_app.agent.events import (
     AgentEndEvent,
+    AgentEvent,
     AgentStartEvent,
     MessageEndEvent,
     MessageStartEvent,
@@ -37,15 +38,15 @@ from pi_app.ai.events import DoneEvent, ErrorEvent, StartEvent
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.types import LLM_ROLES, AssistantMessage, Context
 
-Emit = Callable[[Any], Awaitable[None]]
+Emit = Callable[[AgentEvent], Awaitable[None]]
 StreamFnT = Callable[..., Any]
 
 
-def _as_async(emit: Callable[[Any], Any]) -> Emit:
+def _as_async(emit: Callable[[AgentEvent], Any]) -> Emit:
     if inspect.iscoroutinefunction(emit):
         return emit
 
-    async def wrapper(event: Any) -> None:
+    async def wrapper(event: AgentEvent) -> None:
         result = emit(event)
         if inspect.isawaitable(result):
             await result
@@ -289,7 +290,7 @@ class AgentEventStream:
         self._task = asyncio.ensure_future(self._drive(start))
 
     async def _drive(self, start: Callable[[Emit], Awaitable[list[Any]]]) -> list[Any]:
-        async def emit(event: Any) -> None:
+        async def emit(event: AgentEvent) -> None:
             self._queue.put_nowait(event)
 
         try:

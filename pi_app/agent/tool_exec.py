@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_app.agent.events import (
+    AgentEvent,
     MessageEndEvent,
     MessageStartEvent,
     ToolExecutionEndEvent,
@@ -93,7 +94,7 @@ class ToolBatch:
         self._lock: asyncio.Lock | None = None
         self.tools = {t.name: t for t in context.tools or ()}
 
-    async def emit(self, event: Any) -> None:
+    async def emit(self, event: AgentEvent) -> None:
         # Concurrent tools share one listener chain: deliver each event whole, one at a time.
         if self._lock is None:
             await self._emit(event)

@@ -18,13 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pi_app.agent.events import message_json
+from pi_app.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent, message_json
 from pi_app.ai.types import Model, dump
-from pi_app.session.session_events import WIRE_EVENT_TYPES
+from pi_app.session.session_events import WIRE_EVENT_TYPES, SessionEvent
 
 # Roles that exist only inside this port (the tool-set log); never sent to json/rpc clients.
 INTERNAL_ROLES = frozenset({"system"})
-_MESSAGE_EVENTS = frozenset({"message_start", "message_update", "message_end"})
 
 
 # What a client sees instead of a secret: custom headers from models.json are usually auth tokens
@@ -65,12 +64,14 @@ def wire_messages_json(messages: Iterable[Any]) -> list[Any]:
     return [message_json(m) for m in messages if is_wire_message(m)]
 
 
-def event_json(event: Any) -> dict[str, Any] | None:
+def event_json(event: SessionEvent) -> dict[str, Any] | None:
     """The JSON line for a session event, or None when pi 0.73.1 would print nothing for it."""
     kind = event.type
     if kind not in WIRE_EVENT_TYPES:
         return None
-    if kind in _MESSAGE_EVENTS and not is_wire_message(event.message):
+    if isinstance(event, MessageStartEvent | MessageUpdateEvent | MessageEndEvent) and not is_wire_message(
+        event.message
+    ):
         return None
     data = event.to_json()
     if kind == "agent_end":
