@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from html import escape
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
@@ -73,7 +76,10 @@ def _md_highlight(code: str, lang: str, _attrs: str) -> str:
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "highlight": _md_highlight})
 
-    def render_image(_self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    # markdown-it's renderer-rule signature: the renderer comes first (unused here)
+    def render_image(
+        _renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
         token = tokens[idx]
         src = str(token.attrGet("src") or "")
         alt = esc("".join(child.content for child in token.children or []))
