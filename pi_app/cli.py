@@ -45,7 +45,7 @@ def _is_truthy(value: str | None) -> bool:
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = parse_args(args_list)
+        args = parse_args(args_list, defer_unknown=True)
     except CliError as exc:
         return _error(str(exc))
     if args.version:
@@ -126,11 +126,16 @@ async def run_interactive(launch: Launch) -> int:
         warnings=list(launch.warnings),
         theme=args.use_theme,
         trust=launch.cfg.trust,
+        extensions=launch.extensions,
     )
     if args.verbose:  # --verbose: the full startup header even when quietStartup is set (never saved)
         launch.session.settings.apply_overrides({"quietStartup": False})
     app = PiApp(launch.session, options)
-    await app.run_async()
+    try:
+        await app.run_async()
+    finally:
+        if launch.extensions is not None:
+            await launch.extensions.shutdown("quit")
     return app.return_code or 0
 
 

@@ -57,8 +57,8 @@ Options:
                                  a list of only +name/-name entries adds to or removes from the defaults
   --exclude-tools, -xt <tools>   Comma-separated tool names or patterns (*) to disable, applied last
   --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh
-  --extension, -e <path>         Load an extension (repeatable; extensions are not supported yet)
-  --no-extensions, -ne           Skip extension discovery (extensions are not supported yet)
+  --extension, -e <path>         Load an extension file or directory (repeatable; loads even with -ne)
+  --no-extensions, -ne           Skip discovered and configured extensions
   --no-mcp                       Disable MCP support (this port has none)
   --skill <path>                 Load a skill file or directory (repeatable)
   --no-skills, -ns               Skip skill discovery (explicit --skill paths still load)
@@ -266,6 +266,9 @@ class CliArgs:
     file_args: list[str] = field(default_factory=list)  # @file arguments without the "@"
     # flags registered by extensions: name (without "--") -> True or the string value
     extension_flags: dict[str, bool | str] = field(default_factory=dict)
+    # long options nobody knew while extensions were not loaded yet (see parse_args' defer_unknown)
+    unknown_options: list[str] = field(default_factory=list)
+    argv: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # non-fatal problems for stderr
 
 
@@ -348,14 +351,19 @@ def _is_optional_value(arg: str) -> bool:
 
 
 def parse_args(
-    argv: list[str], extension_flags: Mapping[str, Literal["boolean", "string"]] | None = None
+    argv: list[str],
+    extension_flags: Mapping[str, Literal["boolean", "string"]] | None = None,
+    *,
+    defer_unknown: bool = False,
 ) -> CliArgs:
     """Parse pi's command line (without the program name).
 
     ``extension_flags`` maps extension-registered flag names (without ``--``) to their kind; any other
-    unknown option raises ``CliError("Unknown option: --foo")``.
+    unknown option raises ``CliError("Unknown option: --foo")`` — unless ``defer_unknown``: then unknown
+    long options are collected in ``unknown_options`` and the line is parsed again once extensions have
+    declared their flags.
     """
-    out = CliArgs()
+    out = CliArgs(argv=list(argv))
     ext = dict(extension_flags or {})
     if argv and argv[0] in UNSUPPORTED_COMMANDS:
         raise CliError(
@@ -419,6 +427,8 @@ def parse_args(
                 out.extension_flags[name] = True
             else:
                 out.extension_flags[name] = take_value(flag, inline)
+        elif defer_unknown and flag.startswith("--"):
+            out.unknown_options.append(flag)
         else:
             raise CliError(f"Unknown option: {flag}")
         i += 1
@@ -454,10 +464,6 @@ def _finish(out: CliArgs) -> None:
         out.tool_selection = sel
         out.tools, warnings = resolve_tools(sel)
         out.warnings += warnings
-    for path in out.extensions:
-        out.warnings.append(f"Warning: extensions are not supported yet; -e {path} was not loaded")
-    if out.no_extensions and not out.extensions:
-        out.warnings.append("Warning: extensions are not supported yet; --no-extensions changes nothing")
     if out.tui_mode == "regular":
         out.warnings.append('Warning: --tui-mode regular is not supported; using "fullscreen"')
 

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pi_app.agent.validation import validate_tool_arguments
 from pi_app.ai.abort import AbortSignal
 from pi_app.ai.types import ImageContent, TextContent, Tool
 
@@ -42,6 +43,9 @@ class AgentTool:
     description: str = ""
     parameters: dict[str, Any] = {"type": "object", "properties": {}}
     execution_mode: ExecutionMode | None = None
+    # what the system prompt says of the tool when active: a one-line entry and rule bullets
+    prompt_snippet: str | None = None
+    prompt_guidelines: tuple[str, ...] = ()
 
     async def execute(
         self,
@@ -55,6 +59,11 @@ class AgentTool:
     def prepare_arguments(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Compatibility shim run before validation (e.g. accept an older argument shape)."""
         return raw
+
+    def validate_arguments(self, raw: Any) -> Any:
+        """The arguments ``execute`` receives, coerced as AJV would; raises ToolArgumentsError with the text
+        the model sees. Tools with richer schemas (extension tools) validate their own way."""
+        return validate_tool_arguments(self.name, self.parameters, raw)
 
     def to_tool(self) -> Tool:
         return Tool(name=self.name, description=self.description, parameters=self.parameters)

@@ -31,7 +31,6 @@ from pi_app.agent.types import (
     call_hook,
     hook_field,
 )
-from pi_app.agent.validation import validate_tool_arguments
 from pi_app.ai.abort import AbortSignal
 from pi_app.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 
@@ -185,7 +184,7 @@ class ToolBatch:
             raw = tool.prepare_arguments(call.arguments)
             if inspect.isawaitable(raw):
                 raw = await raw
-            args = validate_tool_arguments(call.name, tool.parameters, raw)
+            args = tool.validate_arguments(raw)
             hook = self.config.before_tool_call
             if hook is not None:
                 ctx = BeforeToolCallContext(self.message, call, args, self.context)

@@ -452,6 +452,20 @@ async def _get_commands(session: AgentSession, cmd: dict[str, Any]) -> Any:
     cwd, agent_dir = str(session.cwd), str(session.agent_dir)
     out: list[dict[str, Any]] = [
         {
+            "name": c["name"],
+            "description": c["description"],
+            "source": "extension",
+            "sourceInfo": {
+                "path": c["path"],
+                "source": "local",
+                "scope": c["location"],
+                "origin": "top-level",
+            },
+        }
+        for c in session.hooks.command_infos()
+    ]
+    out += [
+        {
             "name": t.name,
             "description": t.description,
             "source": "prompt",

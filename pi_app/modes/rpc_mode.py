@@ -134,7 +134,9 @@ class RpcServer:
         self, request_id: Any, message: str, images: Any, behavior: str | None, started: bool
     ) -> None:
         try:
-            await self.session.prompt(message, images=images, streaming_behavior=_behavior(behavior))
+            await self.session.prompt(
+                message, images=images, streaming_behavior=_behavior(behavior), source="rpc"
+            )
         except Exception as exc:
             self.output(error_response(request_id, "prompt", str(exc) or type(exc).__name__))
         if started:

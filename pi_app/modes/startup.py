@@ -17,6 +17,7 @@ from pi_app.cli_args import CliArgs, CliError, process_file_args
 
 if TYPE_CHECKING:
     from pi_app.ai.types import ImageContent
+    from pi_app.extensions.runner import ExtensionError, ExtensionRunner
     from pi_app.session.agent_session import AgentSession
     from pi_app.session.store import SessionManager
     from pi_app.session.trust import TrustDecision
@@ -260,6 +261,7 @@ class Launch:
     images: list[ImageContent] | None
     rest: list[str]
     warnings: list[str]
+    extensions: ExtensionRunner | None = None  # None: no extension was found (the session has no hooks)
 
     @property
     def mode(self) -> str:
@@ -297,6 +299,11 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         print("Resume one with: pi --session <id> (or -c for the most recent)", file=sys.stderr)
         return 0
 
+    runner = await _load_extensions(args, cfg, warn)
+    if runner is not None and runner.flags():
+        args = _reparse_with_extension_flags(args, runner)
+    elif args.unknown_options:  # no extension declared them
+        raise StartupError(f"Unknown option: {args.unknown_options[0]}")
     manager = create_session_manager(args, cfg)
     try:
         session = await create_session(args, cfg, manager)
@@ -313,7 +320,49 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         from pi_app.modes import startup_gc
 
         startup_gc.resume()  # long-lived modes collect as usual from here on
-    return Launch(args, cfg, session, first, images, rest, warn)
+    return Launch(args, cfg, session, first, images, rest, warn, runner)
+
+
+async def _load_extensions(args: CliArgs, cfg: Config, warn: list[str]) -> ExtensionRunner | None:
+    """The extension runtime, or None when there is nothing to load (the package is not even imported)."""
+    from pi_app.extensions.loader import discover
+    from pi_app.extensions.setup import setting_paths
+
+    trusted = cfg.trust is None or cfg.trust.allowed
+    paths = setting_paths(cfg.settings, cfg.agent_dir, cfg.cwd)
+    sources, warnings = discover(
+        agent_dir=cfg.agent_dir,
+        cwd=cfg.cwd,
+        project_trusted=trusted,
+        setting_paths=[(p, b) for p, b in paths if trusted or b == cfg.agent_dir],
+        cli_paths=list(args.extensions),
+        no_extensions=args.no_extensions,
+    )
+    warn += warnings
+    if not sources:
+        return None
+    from pi_app.extensions.runner import ExtensionRunner
+
+    runner = ExtensionRunner(
+        cwd=cfg.cwd, settings=cfg.settings, model_registry=cfg.registry, project_trusted=trusted
+    )
+    runner.on_error = lambda e: print(str(e), file=sys.stderr)  # until a mode takes over
+    await runner.load(sources)
+    return runner
+
+
+def _reparse_with_extension_flags(args: CliArgs, runner: ExtensionRunner) -> CliArgs:
+    """Parse the command line again now that extensions have declared their flags."""
+    from pi_app.cli_args import parse_args
+
+    kinds = {f.name: f.type for f in runner.flags()}
+    try:
+        again = parse_args(args.argv, kinds)
+    except CliError as exc:
+        raise StartupError(str(exc)) from exc
+    runner.flag_values = dict(again.extension_flags)
+    again.warnings = []  # already reported from the first parse
+    return again
 
 
 async def run_headless(launch: Launch) -> int:
@@ -326,19 +375,41 @@ async def run_headless(launch: Launch) -> int:
             raise StartupError(fallback.splitlines()[0])
         raise StartupError(no_model_message(launch.cfg.agent_dir))
 
+    runner = launch.extensions
     if launch.mode == "rpc":
+        from pi_app.modes.jsonl import JsonlWriter
         from pi_app.modes.rpc_mode import run_rpc_mode
 
-        return await run_rpc_mode(session)
+        writer = JsonlWriter()
+        if runner is not None:
+            runner.bind(session, mode="rpc")
+
+            def report(error: ExtensionError) -> None:
+                writer.write(error.to_json())
+
+            runner.on_error = report
+            await runner.start()
+        try:
+            return await run_rpc_mode(session, writer)
+        finally:
+            if runner is not None:
+                await runner.shutdown("quit")
     from pi_app.modes.print_mode import run_print_mode
 
-    return await run_print_mode(
-        session,
-        mode="json" if launch.mode == "json" else "text",
-        messages=launch.rest,
-        initial_message=launch.first,
-        initial_images=launch.images,
-    )
+    if runner is not None:
+        runner.bind(session, mode="json" if launch.mode == "json" else "print")
+        await runner.start()
+    try:
+        return await run_print_mode(
+            session,
+            mode="json" if launch.mode == "json" else "text",
+            messages=launch.rest,
+            initial_message=launch.first,
+            initial_images=launch.images,
+        )
+    finally:
+        if runner is not None:
+            await runner.shutdown("quit")
 
 
 def _flush_warnings(warnings: list[str]) -> None:

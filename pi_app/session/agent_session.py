@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from pi_app.agent import Agent, AgentEvent, MessageEndEvent, MessageStartEvent
+from pi_app.agent import Agent, AgentEvent, AgentTool, MessageEndEvent, MessageStartEvent
 from pi_app.ai.abort import AbortController, AbortError, race_abort
 from pi_app.ai.stream import StreamFn
 from pi_app.ai.text import text_of
@@ -32,6 +32,7 @@ from pi_app.ai.types import (
 from pi_app.session.auto_compaction import Compactor
 from pi_app.session.config import ModelRegistry, ScopedModel, SettingsManager
 from pi_app.session.event_hub import EventHub, Listener
+from pi_app.session.hooks import NO_HOOKS, InputSource, SessionHooks
 from pi_app.session.input_queue import InputQueue
 from pi_app.session.messages import AgentMessage, CustomMessage
 from pi_app.session.model_switching import ModelSelector
@@ -40,7 +41,7 @@ from pi_app.session.resources.context_files import ContextFile
 from pi_app.session.resources.skills import Skill, expand_skill_command
 from pi_app.session.resources.system_prompt import DOCS_URL
 from pi_app.session.resources.templates import PromptTemplate, expand_prompt_template
-from pi_app.session.results import CloneResult, ForkResult, NavigateResult
+from pi_app.session.results import Cancelled, CloneResult, ForkResult, NavigateResult
 from pi_app.session.retry import RETRY_CANCELLED, is_retryable_error, retry_delay_ms
 from pi_app.session.run_state import RunState
 from pi_app.session.session_events import (
@@ -60,6 +61,7 @@ from pi_app.session.stats import SessionStats, compute_context_usage, compute_st
 from pi_app.session.store import SessionManager
 from pi_app.session.store.record import EntryRecord
 from pi_app.session.user_bash import BashResult, UserShell
+from pi_app.tools import ALL_TOOL_NAMES, create_tool
 from pi_app.tools.options import ToolOptions
 
 if TYPE_CHECKING:
@@ -112,6 +114,11 @@ class AgentSession:
         self._resource_options = resource_options
         self._tool_options = tool_options
         self._base_system_prompt = agent.state.system_prompt
+        self.hooks: SessionHooks = NO_HOOKS
+        # tools beside the built-ins (SDK custom tools, extension tools), by name; active ones are in the agent
+        self._extra_tools: dict[str, AgentTool] = {
+            t.name: t for t in agent.state.tools if t.name not in ALL_TOOL_NAMES
+        }
         self._run = RunState()
         self._events = EventHub()
         self._queue = InputQueue(agent)
@@ -159,6 +166,12 @@ class AgentSession:
     def _forget_run_state(self) -> None:
         self._shell.drop_pending()
         self._compactor.forget_baseline()
+
+    def set_hooks(self, hooks: SessionHooks) -> None:
+        """Install the decision hooks (the extension runner); ``NO_HOOKS`` removes them."""
+        self.hooks = hooks
+        self._compactor.hooks = hooks
+        self._navigator.hooks = hooks
 
     # ================================================================== properties
     @property
@@ -311,12 +324,20 @@ class AgentSession:
         text: str,
         images: list[ImageContent] | None = None,
         streaming_behavior: StreamingBehavior | None = None,
+        source: InputSource = "interactive",
     ) -> None:
         """Send ``text`` (skill/template expanded); returns when the agent is done, retries included.
 
-        While busy the message is queued per ``streaming_behavior``; without one this raises pi's
-        "already processing" error. Raises RuntimeError for a missing model or API key.
+        As pi: an extension command (``/name args``) runs instead and the ``input`` hooks may transform or
+        handle the text first. While busy the message is queued per ``streaming_behavior``; without one
+        this raises pi's "already processing" error. Raises RuntimeError for a missing model or API key.
         """
+        if text.startswith("/") and await self.hooks.handle_command(text):
+            return
+        decision = await self.hooks.input(text, images, source, streaming_behavior)
+        if decision.handled:
+            return
+        text, images = decision.text, decision.images
         expanded = self._expand(text)
         if self.is_streaming:
             if streaming_behavior is None:
@@ -326,6 +347,13 @@ class AgentSession:
             else:
                 await self._queue_input(expanded, images, follow_up=False)
             return
+        message = UserMessage(content=[TextContent(text=expanded), *(images or [])])
+        await self._start_run(message, expanded, images)
+
+    async def _start_run(
+        self, message: AgentMessage, prompt_text: str | None, images: list[ImageContent] | None
+    ) -> None:
+        """One prompt's whole life: key check, pre-prompt compaction, ``before_agent_start``, the runs."""
         self._run.begin()
         try:
             model = self.model
@@ -343,13 +371,30 @@ class AgentSession:
                     self._run.pre_prompt_compaction = False
             if self._run.abort_requested:
                 return  # stopped by navigation (new/switch/fork) before the prompt went out
-            message = UserMessage(content=[TextContent(text=expanded), *(images or [])])
-            self.agent.set_system_prompt(self._base_system_prompt)
-            await self.agent.prompt([message])
+            patch = await self.hooks.before_agent_start(prompt_text, images, self._base_system_prompt)
+            self.agent.set_system_prompt(patch.system_prompt or self._base_system_prompt)
+            await self.agent.prompt([message, *patch.messages])
             await self._after_runs()
         finally:
             self._shell.flush_pending()
             self._run.end()
+
+    async def send_custom_message(
+        self, message: CustomMessage, *, trigger_turn: bool = False, follow_up: bool = False
+    ) -> None:
+        """An extension's message: steered (or queued as a follow-up) while busy; when idle, recorded, or
+        run as a prompt of its own with ``trigger_turn``."""
+        if self.is_streaming:
+            if follow_up:
+                self.agent.follow_up(message)
+            else:
+                self.agent.steer(message)
+            return
+        if not trigger_turn:
+            self.agent.append_message(message)
+            self._persist(message)
+            return
+        await self._start_run(message, None, None)
 
     def _missing_key_text(self, model: Model) -> str:
         if self.model_registry.is_using_oauth(model):
@@ -537,21 +582,47 @@ class AgentSession:
         return self._navigator.fork_messages()
 
     async def fork(self, entry_id: str) -> ForkResult:
-        return await self._navigator.fork(entry_id)
+        """Raises Cancelled when a ``session_before_fork`` hook cancels."""
+        previous = self.session_file
+        if await self.hooks.before_fork(entry_id, "before"):
+            raise Cancelled("Fork cancelled")
+        result = await self._navigator.fork(entry_id)
+        await self.hooks.session_replaced("fork", previous)
+        return result
 
     async def fork_at(self, entry_id: str) -> ForkResult:
-        return await self._navigator.fork_at(entry_id)
+        previous = self.session_file
+        if await self.hooks.before_fork(entry_id, "at"):
+            raise Cancelled("Fork cancelled")
+        result = await self._navigator.fork_at(entry_id)
+        await self.hooks.session_replaced("fork", previous)
+        return result
 
     async def clone(self, entry_id: str | None = None) -> CloneResult:
-        return await self._navigator.clone(entry_id)
+        previous = self.session_file
+        if await self.hooks.before_fork(entry_id or self.session_manager.leaf_id or "", "at"):
+            raise Cancelled("Clone cancelled")
+        result = await self._navigator.clone(entry_id)
+        await self.hooks.session_replaced("fork", previous)
+        return result
 
     async def new_session(self) -> str | None:
-        return await self._navigator.new_session()
+        """Raises Cancelled when a ``session_before_switch`` hook cancels."""
+        previous = self.session_file
+        if await self.hooks.before_switch("new", None):
+            raise Cancelled("New session cancelled")
+        result = await self._navigator.new_session()
+        await self.hooks.session_replaced("new", previous)
+        return result
 
     async def switch_session(self, path: str) -> None:
         """Open another session file (resume): messages, model and thinking level come from it."""
+        previous = self.session_file
+        if await self.hooks.before_switch("resume", path):
+            raise Cancelled("Session switch cancelled")
         await self._navigator.open_file(path)
         await self._models.restore_from_session()
+        await self.hooks.session_replaced("resume", previous)
 
     async def execute_bash(
         self,
@@ -559,8 +630,59 @@ class AgentSession:
         exclude_from_context: bool = False,
         on_chunk: Callable[[str], None] | None = None,
     ) -> BashResult:
-        """Run the user's ``!cmd`` (``!!cmd``: ``exclude_from_context``)."""
+        """Run the user's ``!cmd`` (``!!cmd``: ``exclude_from_context``); a ``user_bash`` hook may answer
+        instead of the local shell."""
+        supplied = await self.hooks.user_bash(command, exclude_from_context, self.cwd)
+        if supplied is not None:
+            self._shell.record(command, supplied, exclude_from_context)
+            return supplied
         return await self._shell.execute(command, exclude_from_context, on_chunk)
+
+    # ================================================================== tools
+    def get_all_tools(self) -> list[AgentTool]:
+        """Every tool the session can activate: the built-ins, then SDK and extension tools."""
+        active = {t.name: t for t in self.agent.state.tools}
+        out = [active.get(n) or create_tool(n, self.cwd, self._tool_options) for n in ALL_TOOL_NAMES]
+        out = [t for t in out if t.name not in self._extra_tools]  # an extension tool overrides a built-in
+        return out + list(self._extra_tools.values())
+
+    def add_tool(self, tool: AgentTool, activate: bool = True) -> None:
+        """Register a tool (replacing one of the same name, built-in or not) and optionally activate it."""
+        was_active = tool.name in self.tool_names
+        self._extra_tools[tool.name] = tool
+        names = self.tool_names
+        if activate and not was_active:
+            names.append(tool.name)
+        self.set_active_tools(names)
+
+    def remove_tool(self, name: str) -> None:
+        if self._extra_tools.pop(name, None) is not None:
+            self.set_active_tools([n for n in self.tool_names if n != name or n in ALL_TOOL_NAMES])
+
+    def set_active_tools(self, names: list[str]) -> None:
+        """Activate exactly ``names`` (unknown names are ignored) and rebuild the system prompt; the agent
+        loop records the change in the transcript's tool log before the next request."""
+        by_name = {t.name: t for t in self.get_all_tools()}
+        chosen: list[AgentTool] = []
+        for name in dict.fromkeys(names):
+            tool = by_name.get(name)
+            if tool is not None:
+                chosen.append(tool)
+        self.agent.set_tools(chosen)
+        self._rebuild_system_prompt()
+
+    def _rebuild_system_prompt(self) -> None:
+        tools = self.agent.state.tools
+        self._base_system_prompt = system_prompt_for(
+            self.cwd,
+            [t.name for t in tools],
+            self._resources,
+            self._resource_options,
+            tool_snippets={t.name: t.prompt_snippet for t in tools if t.prompt_snippet},
+            prompt_guidelines=[g for t in tools for g in t.prompt_guidelines],
+        )
+        if not self.is_streaming:
+            self.agent.set_system_prompt(self._base_system_prompt)
 
     async def set_model(self, model: Model) -> None:
         await self._models.set_model(model)
@@ -614,8 +736,10 @@ class AgentSession:
         return None
 
     def get_commands(self) -> list[dict[str, Any]]:
-        """Prompt templates and skills as slash commands (completion, RPC ``get_commands``)."""
-        out: list[dict[str, Any]] = [
+        """Extension commands, prompt templates and skills as slash commands (completion, RPC
+        ``get_commands``), in pi's order."""
+        out: list[dict[str, Any]] = list(self.hooks.command_infos())
+        out += [
             {
                 "name": t.name,
                 "description": t.description,
@@ -638,8 +762,18 @@ class AgentSession:
             ]
         return out
 
+    def add_resource_paths(self, skill_paths: list[str], prompt_paths: list[str]) -> None:
+        """More skill and prompt-template locations (extensions' ``resources_discover``); loaded now."""
+        opts = self._resource_options
+        opts.skills_paths = list(dict.fromkeys([*opts.skills_paths, *skill_paths]))
+        opts.template_paths = list(dict.fromkeys([*opts.template_paths, *prompt_paths]))
+        self._resources = load_resources(self.cwd, self.agent_dir, self.settings, opts)
+        self._rebuild_system_prompt()
+
     async def reload(self) -> None:
-        """Re-read settings, context files, skills and templates; rebuild the system prompt."""
+        """Re-read settings, context files, skills and templates, reload extensions; rebuild the system
+        prompt."""
+        await self.hooks.reload()
         self.settings.reload()
         self._resources = load_resources(self.cwd, self.agent_dir, self.settings, self._resource_options)
         self.resource_warnings = list(self._resources.warnings) + self.settings.drain_warnings()
@@ -650,10 +784,7 @@ class AgentSession:
         self.agent.steering_mode = s.steeringMode
         self.agent.follow_up_mode = s.followUpMode
         self.agent.thinking_budgets = self.settings.thinking_budgets() or None
-        self._base_system_prompt = system_prompt_for(
-            self.cwd, self.tool_names, self._resources, self._resource_options
-        )
-        self.agent.set_system_prompt(self._base_system_prompt)
+        self._rebuild_system_prompt()
 
 
 def _entry_type(entry: object) -> object:

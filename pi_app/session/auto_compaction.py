@@ -18,6 +18,7 @@ from pi_app.ai.types import AssistantMessage
 from pi_app.session.compaction.estimate import context_tokens_from_usage, estimate_tokens, should_compact
 from pi_app.session.config import ModelRegistry, SettingsManager
 from pi_app.session.event_hub import Emit
+from pi_app.session.hooks import NO_HOOKS, SessionHooks
 from pi_app.session.messages import AgentMessage
 from pi_app.session.results import CompactionCancelled, CompactionError
 from pi_app.session.session_events import CompactionEndEvent, CompactionReason, CompactionStartEvent
@@ -57,6 +58,7 @@ class Compactor:
         self._emit = emit
         self._stream_fn = stream_fn
         self._controller: AbortController | None = None
+        self.hooks: SessionHooks = NO_HOOKS
         # The agent messages rebuilt by the latest compaction here (see stale_predicate).
         self._baseline: list[AgentMessage] = []
         self._overflow_attempted = False
@@ -110,7 +112,7 @@ class Compactor:
         CompactionError otherwise (its text is what compaction_end said, if anything).
         """
         from pi_app.session.compaction.cut_point import prepare_compaction
-        from pi_app.session.compaction.summarize import SummarizationAborted, compact
+        from pi_app.session.compaction.summarize import CompactionResult, SummarizationAborted, compact
 
         await self._emit(CompactionStartEvent(reason))
         controller = AbortController()
@@ -136,19 +138,46 @@ class Compactor:
                 for m in (*prep.messages_to_summarize, *prep.turn_prefix_messages)
             ):
                 raise _Skip("Nothing to compact (session too small)")
-            result = await compact(
-                prep,
-                model,
-                cfg.reserveTokens,
-                api_key,
-                custom_instructions,
-                controller.signal,
-                self._stream_fn,
+            decision = await self.hooks.before_compact(
+                preparation=prep,
+                branch_entries=path,
+                custom_instructions=custom_instructions,
+                reason=reason,
+                will_retry=will_retry,
+                signal=controller.signal,
             )
+            if decision.cancel:
+                raise SummarizationAborted("Compaction cancelled")
+            supplied = decision.compaction
+            if supplied is not None:
+                result = CompactionResult(
+                    supplied.summary, supplied.first_kept_entry_id, supplied.tokens_before, supplied.details
+                )
+            else:
+                result = await compact(
+                    prep,
+                    model,
+                    cfg.reserveTokens,
+                    api_key,
+                    custom_instructions,
+                    controller.signal,
+                    self._stream_fn,
+                )
             if controller.signal.aborted:
                 raise SummarizationAborted("Compaction cancelled")
-            self._sm.append_compaction(
-                result.summary, result.first_kept_entry_id, result.tokens_before, result.details
+            entry_id = self._sm.append_compaction(
+                result.summary,
+                result.first_kept_entry_id,
+                result.tokens_before,
+                result.details,
+                from_hook=True if supplied is not None else None,
+            )
+            entry = self._sm.get_raw_entry(entry_id) if entry_id else None
+            await self.hooks.after_compact(
+                entry.data if entry is not None else None,
+                supplied is not None,
+                reason,
+                will_retry,
             )
             messages = list(self._sm.build_session_context().messages)
             if will_retry and messages:

@@ -13,6 +13,7 @@ from pi_app.ai.abort import AbortController
 from pi_app.ai.stream import StreamFn
 from pi_app.ai.text import text_of
 from pi_app.session.config import ModelRegistry, SettingsManager
+from pi_app.session.hooks import NO_HOOKS, SessionHooks, TreePreparation
 from pi_app.session.input_queue import InputQueue
 from pi_app.session.results import Cancelled, CloneResult, ForkResult, NavigateResult, NavigationError
 from pi_app.session.store import SessionManager, path_to_root
@@ -64,6 +65,7 @@ class TreeNavigator:
         self._forget_run_state = forget_run_state
         self._stream_fn = stream_fn
         self._summary_controller: AbortController | None = None
+        self.hooks: SessionHooks = NO_HOOKS
 
     def abort_branch_summary(self) -> None:
         if self._summary_controller is not None:
@@ -98,7 +100,22 @@ class TreeNavigator:
         summary_text: str | None = None
         details: dict[str, Any] | None = None
         to_summarize = entries_to_summarize({e.id: e for e in sm.raw_entries()}, old_leaf, target_id)
-        if summarize and to_summarize and model is not None:
+        preparation = TreePreparation(
+            target_id, old_leaf, to_summarize, summarize, custom_instructions, replace_instructions, label
+        )
+        decision = await self.hooks.before_tree(preparation, None)
+        if decision.cancel:
+            raise Cancelled("Navigation cancelled")
+        if decision.custom_instructions is not None:
+            custom_instructions = decision.custom_instructions
+        if decision.replace_instructions is not None:
+            replace_instructions = decision.replace_instructions
+        if decision.label is not None:
+            label = decision.label
+        from_extension = bool(summarize and decision.summary is not None)
+        if from_extension:
+            summary_text, details = decision.summary, decision.details
+        elif summarize and to_summarize and model is not None:
             api_key = await self._registry.get_api_key(model)
             if not api_key:
                 raise NavigationError(f"No API key for {model.provider}")
@@ -150,6 +167,10 @@ class TreeNavigator:
             if label:
                 sm.append_label_change(target_id, label)
         self._reload_agent_messages()
+        summary_entry = sm.get_raw_entry(summary_id) if summary_id else None
+        await self.hooks.after_tree(
+            sm.leaf_id, old_leaf, summary_entry.data if summary_entry is not None else None, from_extension
+        )
         return NavigateResult(editor_text=editor_text, summary_entry_id=summary_id)
 
     # ------------------------------------------------------------------ fork / clone

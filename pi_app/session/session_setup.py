@@ -89,7 +89,15 @@ def load_resources(cwd: str, agent_dir: str, settings: SettingsManager, opts: Re
     return res
 
 
-def system_prompt_for(cwd: str, tool_names: list[str], res: Resources, opts: ResourceOptions) -> str:
+def system_prompt_for(
+    cwd: str,
+    tool_names: list[str],
+    res: Resources,
+    opts: ResourceOptions,
+    *,
+    tool_snippets: dict[str, str] | None = None,
+    prompt_guidelines: list[str] | None = None,
+) -> str:
     """``--system-prompt`` beats SYSTEM.md; ``--append-system-prompt`` replaces APPEND_SYSTEM.md (as pi 1.6)."""
     files = res.prompt_files
     custom = _text_or_file(opts.system_prompt) if opts.system_prompt else None
@@ -106,6 +114,8 @@ def system_prompt_for(cwd: str, tool_names: list[str], res: Resources, opts: Res
             cwd=cwd,
             custom_prompt=custom,
             selected_tools=tool_names,
+            tool_snippets=dict(tool_snippets or {}),
+            prompt_guidelines=list(prompt_guidelines or []),
             append_system_prompt=append,
             context_files=res.context_files,
             skills=res.skills,

@@ -110,6 +110,11 @@ class UserShell:
             result = await run_user_bash(command, self._cwd, self._tool_options, controller.signal, on_chunk)
         finally:
             self._controller = None
+        self.record(command, result, exclude_from_context)
+        return result
+
+    def record(self, command: str, result: BashResult, exclude_from_context: bool = False) -> None:
+        """Add a finished command to the context and the session (held back while the agent streams)."""
         message = BashExecutionMessage(
             command=command,
             output=result.output,
@@ -123,7 +128,6 @@ class UserShell:
             self._pending.append(message)
         else:
             self._record(message)
-        return result
 
     def abort(self) -> None:
         if self._controller is not None:

@@ -45,6 +45,7 @@ from widgets.queue_area import QueueArea
 from widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from pi_app.extensions.runner import ExtensionError
     from pi_app.session.agent_session import AgentSession
 
 
@@ -257,6 +258,7 @@ class PiApp(App[None]):
         self.editor.focus()
         if self.options.warm_imports and not self.options.test_mode:
             self.call_after_refresh(self._warm_provider_import)
+        self._bind_extensions()
         trust = self.options.trust
         if trust is not None and trust.trusted is None:  # undecided: ask before project resources load
             from pi_app.tui.screens.trust import open_trust
@@ -264,6 +266,29 @@ class PiApp(App[None]):
             open_trust(self, trust, self._start_after_trust, cwd_display=self.options.cwd_display)
         else:
             self._start_after_trust()
+
+    def _bind_extensions(self) -> None:
+        runner = self.options.extensions
+        if runner is None:
+            return
+        from pi_app.tui.extension_ui import TuiExtensionUI
+
+        runner.bind(self.session, mode="tui", ui=TuiExtensionUI(self))
+
+        def report(error: ExtensionError) -> None:
+            self.run_worker(self.chat.add(ErrorNotice(str(error))), group="extension-ui", exit_on_error=False)
+
+        runner.on_error = report
+
+        def shutdown() -> None:
+            self.run_worker(self._exit_when_idle(), exit_on_error=False)
+
+        runner.on_shutdown_request = shutdown
+        self.run_worker(runner.start(), group="extensions", exit_on_error=False)
+
+    async def _exit_when_idle(self) -> None:
+        await self.session.wait_for_idle()
+        self.exit()
 
     def _start_after_trust(self) -> None:
         if self.resume_at_start:

@@ -12,6 +12,7 @@ from pi_app.tui.clipboard import Clipboard
 
 if TYPE_CHECKING:
     from pi_app.ai.types import ImageContent
+    from pi_app.extensions.runner import ExtensionRunner
     from pi_app.session.trust import TrustDecision
 
 TAIL_MESSAGES = 100  # messages mounted when a session opens; earlier ones load on demand
@@ -44,3 +45,5 @@ class TuiOptions:
     theme: str | None = None  # overrides the settings theme
     tail_messages: int = TAIL_MESSAGES
     warm_imports: bool = True
+    # The loaded extensions (None: none found); the app binds them with its own ctx.ui.
+    extensions: ExtensionRunner | None = None

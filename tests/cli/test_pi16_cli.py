@@ -100,8 +100,8 @@ def test_refusals_are_one_line_and_send_nothing(tmp_path, loopback):
     assert loopback.requests == []
 
 
-def test_extension_flags_warn(tmp_path, loopback):
+def test_missing_extension_path_warns(tmp_path, loopback):
     env = make_env(tmp_path)
     env.write_models(loopback.url)
-    result, _ = _run(env, loopback, "-e", "./ext.ts")
-    assert "extensions are not supported yet; -e ./ext.ts was not loaded" in result.stderr
+    result, _ = _run(env, loopback, "-e", "./ext.py")
+    assert "Extension not found: " in result.stderr and "ext.py" in result.stderr

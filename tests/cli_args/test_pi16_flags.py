@@ -101,16 +101,20 @@ def test_resource_flags() -> None:
     assert (args.system_prompt, args.append_system_prompt) == ("S", ["A1", "A2"])
 
 
-def test_extension_flags_are_not_silently_ignored() -> None:
-    args = parse_args(["-e", "./ext.ts", "--extension", "b.ts"])
-    assert args.extensions == ["./ext.ts", "b.ts"]
-    assert args.warnings == [
-        "Warning: extensions are not supported yet; -e ./ext.ts was not loaded",
-        "Warning: extensions are not supported yet; -e b.ts was not loaded",
-    ]
-    assert parse_args(["-ne"]).warnings == [
-        "Warning: extensions are not supported yet; --no-extensions changes nothing"
-    ]
+def test_extension_flags_are_parsed() -> None:
+    args = parse_args(["-e", "./ext.py", "--extension", "b.py"])
+    assert args.extensions == ["./ext.py", "b.py"]
+    assert args.warnings == []
+    assert parse_args(["-ne"]).no_extensions is True
+
+
+def test_unknown_long_options_wait_for_extensions_when_deferred() -> None:
+    args = parse_args(["--plan", "hi"], defer_unknown=True)
+    assert args.unknown_options == ["--plan"] and args.messages == ["hi"]
+    with pytest.raises(CliError, match="Unknown option: --plan"):
+        parse_args(["--plan", "hi"])
+    again = parse_args(args.argv, {"plan": "boolean"})
+    assert again.extension_flags == {"plan": True} and again.unknown_options == []
 
 
 @pytest.mark.parametrize("flag", ["-x", "-zz", "-t2", "-a2", "-pc"])

@@ -1,0 +1,95 @@
+"""The extension API: Python modules that add tools, commands, providers and policies to pi.
+
+An extension is ``name.py`` or ``name/__init__.py`` with ``register(pi)``; see docs/extensions.md. The names
+exported here are the published surface; everything else in the package is internal.
+"""
+
+from pi_app.agent.tool import AgentToolResult, ToolError
+from pi_app.extensions.api import ExtensionAPI
+from pi_app.extensions.bus import EventBus
+from pi_app.extensions.context import ExtensionCommandContext, ExtensionContext
+from pi_app.extensions.definitions import CommandDefinition, ShortcutDefinition, ToolDefinition
+from pi_app.extensions.events import (
+    BeforeAgentStartEvent,
+    BeforeAgentStartResult,
+    BeforeProviderRequestEvent,
+    CancelResult,
+    CompactionOverride,
+    ContextEvent,
+    ContextResult,
+    CustomMessageSpec,
+    InputEvent,
+    InputResult,
+    ProjectTrustEvent,
+    ProjectTrustResult,
+    ResourcesDiscoverEvent,
+    ResourcesDiscoverResult,
+    SessionBeforeCompactEvent,
+    SessionBeforeCompactResult,
+    SessionBeforeForkEvent,
+    SessionBeforeSwitchEvent,
+    SessionBeforeTreeEvent,
+    SessionBeforeTreeResult,
+    SessionCompactEvent,
+    SessionShutdownEvent,
+    SessionStartEvent,
+    SessionTreeEvent,
+    ThinkingLevelSelectEvent,
+    ToolCallEvent,
+    ToolCallResult,
+    ToolResultEvent,
+    ToolResultPatch,
+    UserBashEvent,
+    UserBashResult,
+)
+from pi_app.extensions.runner import ExtensionError, ExtensionRunner
+from pi_app.extensions.types import ExecResult, ExtensionUI, FlagDefinition, NoUI
+
+__all__ = [
+    "AgentToolResult",
+    "BeforeAgentStartEvent",
+    "BeforeAgentStartResult",
+    "BeforeProviderRequestEvent",
+    "CancelResult",
+    "CommandDefinition",
+    "CompactionOverride",
+    "ContextEvent",
+    "ContextResult",
+    "CustomMessageSpec",
+    "EventBus",
+    "ExecResult",
+    "ExtensionAPI",
+    "ExtensionCommandContext",
+    "ExtensionContext",
+    "ExtensionError",
+    "ExtensionRunner",
+    "ExtensionUI",
+    "FlagDefinition",
+    "InputEvent",
+    "InputResult",
+    "NoUI",
+    "ProjectTrustEvent",
+    "ProjectTrustResult",
+    "ResourcesDiscoverEvent",
+    "ResourcesDiscoverResult",
+    "SessionBeforeCompactEvent",
+    "SessionBeforeCompactResult",
+    "SessionBeforeForkEvent",
+    "SessionBeforeSwitchEvent",
+    "SessionBeforeTreeEvent",
+    "SessionBeforeTreeResult",
+    "SessionCompactEvent",
+    "SessionShutdownEvent",
+    "SessionStartEvent",
+    "SessionTreeEvent",
+    "ShortcutDefinition",
+    "ThinkingLevelSelectEvent",
+    "ToolCallEvent",
+    "ToolCallResult",
+    "ToolDefinition",
+    "ToolError",
+    "ToolResultEvent",
+    "ToolResultPatch",
+    "UserBashEvent",
+    "UserBashResult",
+]

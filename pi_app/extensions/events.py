@@ -1,0 +1,306 @@
+"""Extension events and the results their handlers may return (pi's names, Python spelling).
+
+Agent and session events (``agent_start``, ``turn_end``, ``message_update``, ``tool_execution_end``,
+``model_select``, ``session_info_changed`` …) reach handlers as the very objects the session emits
+(``pi_app.agent.events`` / ``pi_app.session.session_events``). The classes here are the events only
+extensions see. Handlers may return the result dataclass or a plain dict with the same keys (snake_case or
+pi's camelCase), so code ported from pi reads naturally.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pi_app.agent.tool import ToolContent
+from pi_app.ai.types import ImageContent, Model
+from pi_app.session.hooks import (
+    CompactionOverride,
+    ForkPosition,
+    InputSource,
+    ShutdownReason,
+    StartReason,
+    SwitchReason,
+    TreePreparation,
+)
+
+if TYPE_CHECKING:
+    from pi_app.ai.abort import AbortSignal
+    from pi_app.session.compaction.cut_point import CompactionPreparation
+    from pi_app.session.messages import AgentMessage
+    from pi_app.session.user_bash import BashResult
+
+__all__ = [
+    "BeforeAgentStartEvent",
+    "BeforeAgentStartResult",
+    "BeforeProviderRequestEvent",
+    "CancelResult",
+    "CompactionOverride",
+    "ContextEvent",
+    "ContextResult",
+    "CustomMessageSpec",
+    "InputEvent",
+    "InputResult",
+    "ProjectTrustEvent",
+    "ProjectTrustResult",
+    "ResourcesDiscoverEvent",
+    "ResourcesDiscoverResult",
+    "SessionBeforeCompactEvent",
+    "SessionBeforeCompactResult",
+    "SessionBeforeForkEvent",
+    "SessionBeforeSwitchEvent",
+    "SessionBeforeTreeEvent",
+    "SessionBeforeTreeResult",
+    "SessionCompactEvent",
+    "SessionShutdownEvent",
+    "SessionStartEvent",
+    "SessionTreeEvent",
+    "ThinkingLevelSelectEvent",
+    "ToolCallEvent",
+    "ToolCallResult",
+    "ToolResultEvent",
+    "ToolResultPatch",
+    "UserBashEvent",
+    "UserBashResult",
+]
+
+
+# ------------------------------------------------------------------ session lifecycle
+@dataclass(slots=True)
+class SessionStartEvent:
+    type: ClassVar[str] = "session_start"
+    reason: StartReason
+    previous_session_file: str | None = None
+
+
+@dataclass(slots=True)
+class SessionShutdownEvent:
+    type: ClassVar[str] = "session_shutdown"
+    reason: ShutdownReason
+    target_session_file: str | None = None
+
+
+@dataclass(slots=True)
+class SessionBeforeSwitchEvent:
+    type: ClassVar[str] = "session_before_switch"
+    reason: SwitchReason
+    target_session_file: str | None = None
+
+
+@dataclass(slots=True)
+class SessionBeforeForkEvent:
+    type: ClassVar[str] = "session_before_fork"
+    entry_id: str
+    position: ForkPosition
+
+
+@dataclass(slots=True)
+class CancelResult:
+    """For ``session_before_switch`` / ``session_before_fork``: ``cancel=True`` stops the operation."""
+
+    cancel: bool = False
+
+
+@dataclass(slots=True)
+class SessionBeforeCompactEvent:
+    type: ClassVar[str] = "session_before_compact"
+    preparation: CompactionPreparation
+    branch_entries: list[dict[str, Any]]
+    custom_instructions: str | None
+    reason: str  # "manual" | "threshold" | "overflow"
+    will_retry: bool
+    signal: AbortSignal | None
+
+
+@dataclass(slots=True)
+class SessionBeforeCompactResult:
+    cancel: bool = False
+    compaction: CompactionOverride | None = None
+
+
+@dataclass(slots=True)
+class SessionCompactEvent:
+    type: ClassVar[str] = "session_compact"
+    compaction_entry: dict[str, Any] | None
+    from_extension: bool
+    reason: str
+    will_retry: bool
+
+
+@dataclass(slots=True)
+class SessionBeforeTreeEvent:
+    type: ClassVar[str] = "session_before_tree"
+    preparation: TreePreparation
+    signal: AbortSignal | None = None
+
+
+@dataclass(slots=True)
+class SessionBeforeTreeResult:
+    cancel: bool = False
+    summary: str | None = None
+    details: Any = None
+    custom_instructions: str | None = None
+    replace_instructions: bool | None = None
+    label: str | None = None
+
+
+@dataclass(slots=True)
+class SessionTreeEvent:
+    type: ClassVar[str] = "session_tree"
+    new_leaf_id: str | None
+    old_leaf_id: str | None
+    summary_entry: dict[str, Any] | None
+    from_extension: bool
+
+
+# ------------------------------------------------------------------ prompting
+@dataclass(slots=True)
+class InputEvent:
+    type: ClassVar[str] = "input"
+    text: str
+    images: list[ImageContent] | None
+    source: InputSource
+    streaming_behavior: str | None = None
+
+
+@dataclass(slots=True)
+class InputResult:
+    """``continue`` (default), ``transform`` (go on with ``text``/``images``) or ``handled`` (stop here)."""
+
+    action: Literal["continue", "transform", "handled"] = "continue"
+    text: str | None = None
+    images: list[ImageContent] | None = None
+
+
+@dataclass(slots=True)
+class CustomMessageSpec:
+    """A custom message to add to the context (``before_agent_start``, ``pi.send_message``)."""
+
+    custom_type: str
+    content: str | list[ToolContent]
+    display: bool = True
+    details: Any = None
+
+
+@dataclass(slots=True)
+class BeforeAgentStartEvent:
+    type: ClassVar[str] = "before_agent_start"
+    prompt: str | None
+    images: list[ImageContent] | None
+    system_prompt: str
+    message_type: Literal["user", "custom"] = "user"
+
+
+@dataclass(slots=True)
+class BeforeAgentStartResult:
+    message: CustomMessageSpec | None = None
+    system_prompt: str | None = None
+
+
+@dataclass(slots=True)
+class ContextEvent:
+    """Before each model request: ``messages`` is a copy the handler may rewrite and return."""
+
+    type: ClassVar[str] = "context"
+    messages: list[AgentMessage]
+
+
+@dataclass(slots=True)
+class ContextResult:
+    messages: list[AgentMessage]
+
+
+@dataclass(slots=True)
+class BeforeProviderRequestEvent:
+    """The provider payload just before it is sent; return a dict to replace it."""
+
+    type: ClassVar[str] = "before_provider_request"
+    payload: dict[str, Any]
+    model: Model
+
+
+# ------------------------------------------------------------------ tools and the shell
+@dataclass(slots=True)
+class ToolCallEvent:
+    """Before a tool runs. ``input`` is the validated arguments; change it in place to change the call."""
+
+    type: ClassVar[str] = "tool_call"
+    tool_call_id: str
+    tool_name: str
+    input: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ToolCallResult:
+    block: bool = False
+    reason: str | None = None
+    terminate: bool = False
+
+
+@dataclass(slots=True)
+class ToolResultEvent:
+    type: ClassVar[str] = "tool_result"
+    tool_call_id: str
+    tool_name: str
+    input: dict[str, Any]
+    content: list[ToolContent]
+    details: Any
+    is_error: bool
+
+
+@dataclass(slots=True)
+class ToolResultPatch:
+    """Fields to replace in the result; None keeps the current value."""
+
+    content: list[ToolContent] | None = None
+    details: Any = None
+    is_error: bool | None = None
+
+
+@dataclass(slots=True)
+class UserBashEvent:
+    type: ClassVar[str] = "user_bash"
+    command: str
+    exclude_from_context: bool
+    cwd: str
+
+
+@dataclass(slots=True)
+class UserBashResult:
+    """A finished command to record instead of running it locally."""
+
+    result: BashResult
+
+
+# ------------------------------------------------------------------ models, resources, trust
+@dataclass(slots=True)
+class ThinkingLevelSelectEvent:
+    type: ClassVar[str] = "thinking_level_select"
+    level: str
+    previous_level: str | None
+
+
+@dataclass(slots=True)
+class ResourcesDiscoverEvent:
+    type: ClassVar[str] = "resources_discover"
+    cwd: str
+    reason: Literal["startup", "reload"]
+
+
+@dataclass(slots=True)
+class ResourcesDiscoverResult:
+    skill_paths: list[str] = field(default_factory=list)
+    prompt_paths: list[str] = field(default_factory=list)
+    theme_paths: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ProjectTrustEvent:
+    type: ClassVar[str] = "project_trust"
+    cwd: str
+
+
+@dataclass(slots=True)
+class ProjectTrustResult:
+    trusted: Literal["yes", "no", "undecided"] = "undecided"
+    remember: bool = False

@@ -1,0 +1,94 @@
+"""What extensions register: tools, commands, shortcuts, flags; and the UI surface a mode offers them."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+Mode = Literal["tui", "rpc", "json", "print"]
+NotifyLevel = Literal["info", "warning", "error"]
+Scope = Literal["user", "project", "temporary"]
+DeliverAs = Literal["steer", "followUp", "follow_up", "nextTurn", "next_turn"]
+
+
+@dataclass
+class FlagDefinition:
+    name: str
+    description: str = ""
+    type: Literal["boolean", "string"] = "boolean"
+    default: bool | str | None = None
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """``pi.exec``: output, exit code (128+N for a signal, as a shell reports it) and whether pi killed it."""
+
+    stdout: str
+    stderr: str
+    code: int
+    killed: bool = False
+    truncated: bool = False
+
+
+class ExtensionUI(Protocol):
+    """What ``ctx.ui`` offers. Without a UI (print, json) dialogs return their default at once."""
+
+    async def select(
+        self, title: str, options: Sequence[str], *, timeout: float | None = None
+    ) -> str | None: ...
+
+    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool: ...
+
+    async def input(
+        self, title: str, placeholder: str = "", *, timeout: float | None = None
+    ) -> str | None: ...
+
+    async def editor(self, title: str, prefill: str = "") -> str | None: ...
+
+    def notify(self, message: str, level: NotifyLevel = "info") -> None: ...
+
+    def set_status(self, key: str, text: str | None) -> None: ...
+
+    def set_widget(self, key: str, content: Any, placement: str = "above_editor") -> None: ...
+
+    def set_title(self, title: str) -> None: ...
+
+    def set_editor_text(self, text: str) -> None: ...
+
+    def get_editor_text(self) -> str: ...
+
+
+class NoUI:
+    """``ctx.ui`` in print and json modes: dialogs answer their cancel value, notifications go to stderr."""
+
+    async def select(self, title: str, options: Sequence[str], *, timeout: float | None = None) -> str | None:
+        return None
+
+    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
+        return False
+
+    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None) -> str | None:
+        return None
+
+    async def editor(self, title: str, prefill: str = "") -> str | None:
+        return None
+
+    def notify(self, message: str, level: NotifyLevel = "info") -> None:
+        print(f"[{level}] {message}" if level != "info" else message, file=sys.stderr)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        return None
+
+    def set_widget(self, key: str, content: Any, placement: str = "above_editor") -> None:
+        return None
+
+    def set_title(self, title: str) -> None:
+        return None
+
+    def set_editor_text(self, text: str) -> None:
+        return None
+
+    def get_editor_text(self) -> str:
+        return ""
