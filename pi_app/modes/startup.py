@@ -285,6 +285,12 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         sys.stdout.write(format_model_table(cfg.registry.get_available(), args.list_models_search))
         return 0
 
+    runner = await _load_extensions(args, cfg, warn)
+    if runner is not None and runner.flags():
+        args = _reparse_with_extension_flags(args, runner)
+    elif args.unknown_options:  # no extension declared them
+        raise StartupError(f"Unknown option: {args.unknown_options[0]}")
+
     mode = args.mode or "text"
     if mode == "rpc" and args.file_args:
         raise StartupError("@file arguments are not supported in RPC mode")
@@ -299,11 +305,6 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         print("Resume one with: pi --session <id> (or -c for the most recent)", file=sys.stderr)
         return 0
 
-    runner = await _load_extensions(args, cfg, warn)
-    if runner is not None and runner.flags():
-        args = _reparse_with_extension_flags(args, runner)
-    elif args.unknown_options:  # no extension declared them
-        raise StartupError(f"Unknown option: {args.unknown_options[0]}")
     manager = create_session_manager(args, cfg)
     try:
         session = await create_session(args, cfg, manager)

@@ -1,0 +1,126 @@
+"""Extensions in each mode: print and rpc through the real ``pi`` command, the TUI through Pilot."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from pi_app.ai.providers.faux import faux_text
+from pi_app.extensions.loader import ExtensionSource
+from pi_app.extensions.runner import ExtensionRunner
+from tests.loopback.openai_wire import chat_text_stream
+from tests.modes.harness import PI_CMD, make_env
+from tests.tui.conftest import SIZE, make_app, make_session
+from tests.tui.session_helpers import wait_for
+
+from .helpers import write_ext
+
+EXT = """
+def register(pi):
+    pi.register_flag("temp", description="Sampling temperature", type="string")
+
+    def payload(event, ctx):
+        value = pi.get_flag("temp")
+        return {**event.payload, "temperature": float(value)} if value else None
+
+    pi.on("before_provider_request", payload)
+    pi.on("agent_start", lambda e, ctx: 1 / 0)
+
+    async def where(args, ctx):
+        ctx.ui.notify("mode=" + ctx.mode + " args=" + args)
+
+    pi.register_command("where", where, description="Report the mode")
+"""
+
+
+def test_print_mode_flags_payload_rewrite_commands_and_errors(tmp_path, loopback):
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    ext = write_ext(tmp_path / "ext", "probe.py", EXT)
+    loopback.add(chat_text_stream("answer"))
+    result = env.run("--no-session", "-e", str(ext), "--temp", "0.25", "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "answer\n"
+    assert loopback.requests[-1].json["temperature"] == 0.25
+    assert "Extension error (probe): ZeroDivisionError: division by zero" in result.stderr
+
+    result = env.run("--no-session", "-e", str(ext), "-p", "/where a b")
+    assert result.returncode == 0 and "mode=print args=a b" in result.stderr
+    assert len(loopback.requests) == 1  # the command never reached the model
+
+    refused = env.run("--no-session", "--temp", "1", "-p", "hi")
+    assert refused.returncode == 1 and "Unknown option: --temp" in refused.stderr
+
+
+def test_rpc_lists_commands_runs_them_and_emits_extension_error(tmp_path, loopback):
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    ext = write_ext(tmp_path / "ext", "probe.py", EXT)
+    loopback.add(chat_text_stream("answer"))
+    lines = [
+        {"id": "1", "type": "get_commands"},
+        {"id": "2", "type": "prompt", "message": "hi"},
+    ]
+    proc = subprocess.Popen(
+        [*PI_CMD, "--mode", "rpc", "--no-session", "-e", str(ext)],
+        cwd=env.project,
+        env=env.env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+    proc.stdin.flush()
+    records = []
+    for raw in proc.stdout:
+        records.append(json.loads(raw))
+        if records[-1].get("type") == "agent_settled":
+            break
+    proc.stdin.close()
+    proc.wait(timeout=15)
+    commands = next(r for r in records if r.get("id") == "1")["data"]["commands"]
+    assert commands[0]["name"] == "where" and commands[0]["source"] == "extension"
+    assert commands[0]["sourceInfo"]["path"] == str(ext.resolve())
+    error = next(r for r in records if r.get("type") == "extension_error")
+    assert error == {
+        "type": "extension_error",
+        "extensionPath": str(ext.resolve()),
+        "event": "agent_start",
+        "error": "ZeroDivisionError: division by zero",
+    }
+    assert any(r.get("type") == "agent_end" for r in records)
+
+
+async def test_tui_shows_extension_errors_and_runs_commands(faux, tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    ext = write_ext(tmp_path / "ext", "probe.py", EXT)
+    session = await make_session(project)
+    runner = ExtensionRunner(
+        cwd=session.cwd, settings=session.settings, model_registry=session.model_registry
+    )
+    await runner.load([ExtensionSource(str(ext), "temporary")])
+    faux.enqueue(faux_text("hello there"))
+    app = make_app(session, extensions=runner)
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.load_text("/where now")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "mode=tui args=now" in _chat_text(app), "the command's notice")
+        app.editor.load_text("hi")
+        await pilot.press("enter")
+        await wait_for(
+            pilot,
+            lambda: (
+                "Extension error (probe): ZeroDivisionError" in _chat_text(app)
+                and session.get_last_assistant_text() == "hello there"
+            ),
+            "the error notice and the answer",
+        )
+        assert not session.is_streaming
+
+
+def _chat_text(app) -> str:
+    from textual.widgets import Static
+
+    return "\n".join(str(w.render()) for w in app.chat.query(Static))
