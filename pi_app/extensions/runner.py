@@ -243,11 +243,11 @@ class ExtensionRunner(SessionHooks):
         self.model_registry.unregister_provider(name)
 
     # ================================================================== binding to a session
-    def bind(self, session: AgentSession, *, mode: Mode, ui: ExtensionUI | None = None) -> None:
-        """Attach to ``session``: tools, decision hooks, the agent's request/tool hooks, event forwarding."""
+    def bind(self, session: AgentSession, *, mode: Mode = "print", ui: ExtensionUI | None = None) -> None:
+        """Attach to ``session``: tools, decision hooks, the agent's request/tool hooks, event forwarding.
+        The front end that runs the session sets its mode and ``ctx.ui`` with :meth:`set_ui`."""
         self._session = session
-        self.mode = mode
-        self.ui = ui or NoUI()
+        self.set_ui(mode, ui)
         self._thinking_level = session.thinking_level
         for ext in self.extensions:
             for definition in ext.tools.values():
@@ -259,6 +259,13 @@ class ExtensionRunner(SessionHooks):
         agent.before_tool_call = self._before_tool_call
         agent.after_tool_call = self._after_tool_call
         self._unsubscribe = session.subscribe(self._on_session_event)
+
+    def set_ui(self, mode: Mode, ui: ExtensionUI | None = None) -> None:
+        self.mode = mode
+        self.ui = ui or NoUI()
+
+    def tool_names(self) -> list[str]:
+        return [name for ext in self.extensions for name in ext.tools]
 
     @property
     def has_ui(self) -> bool:

@@ -313,6 +313,9 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         _flush_warnings([*warn, *([cfg.registry.error] if cfg.registry.error else [])])
         raise
     warn += session.resource_warnings
+    if runner is not None:
+        runner.bind(session, mode="rpc" if mode == "rpc" else "json" if mode == "json" else "print")
+        _apply_tool_selection(args, runner, session, warn)
     if cfg.trust is not None and cfg.trust.skipped and not (interactive and cfg.trust.trusted is None):
         from pi_app.session.trust import skipped_notice
 
@@ -352,6 +355,27 @@ async def _load_extensions(args: CliArgs, cfg: Config, warn: list[str]) -> Exten
     return runner
 
 
+def _apply_tool_selection(
+    args: CliArgs, runner: ExtensionRunner, session: AgentSession, warn: list[str]
+) -> None:
+    """``--tools``/``-t``/``-xt``/``-nt`` over built-in and extension tools alike (extension tools are
+    active by default; an allowlist or ``-nt`` decides for them too)."""
+    from pi_app.cli_args import BUILTIN_TOOLS, resolve_tools
+
+    sel = args.tool_selection
+    extra = runner.tool_names()
+    if sel is None or not extra:
+        return
+    available = [*BUILTIN_TOOLS, *extra]
+    base = [*(args.tools or []), *(n for n in session.tool_names if n in extra)]
+    names, warnings = resolve_tools(sel, base=base, available=available)
+    if sel.no_builtin_tools and not sel.no_tools:
+        names = [*names, *(n for n in session.tool_names if n in extra and n not in names)]
+    # the first parse could not know extension tools: its "Unknown tool" warnings are replaced
+    warn[:] = [w for w in warn if not w.startswith('Warning: Unknown tool "')] + warnings
+    session.set_active_tools(names)
+
+
 def _reparse_with_extension_flags(args: CliArgs, runner: ExtensionRunner) -> CliArgs:
     """Parse the command line again now that extensions have declared their flags."""
     from pi_app.cli_args import parse_args
@@ -383,7 +407,6 @@ async def run_headless(launch: Launch) -> int:
 
         writer = JsonlWriter()
         if runner is not None:
-            runner.bind(session, mode="rpc")
 
             def report(error: ExtensionError) -> None:
                 writer.write(error.to_json())
@@ -398,7 +421,6 @@ async def run_headless(launch: Launch) -> int:
     from pi_app.modes.print_mode import run_print_mode
 
     if runner is not None:
-        runner.bind(session, mode="json" if launch.mode == "json" else "print")
         await runner.start()
     try:
         return await run_print_mode(

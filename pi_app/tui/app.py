@@ -273,7 +273,7 @@ class PiApp(App[None]):
             return
         from pi_app.tui.extension_ui import TuiExtensionUI
 
-        runner.bind(self.session, mode="tui", ui=TuiExtensionUI(self))
+        runner.set_ui("tui", TuiExtensionUI(self))
 
         def report(error: ExtensionError) -> None:
             self.run_worker(self.chat.add(ErrorNotice(str(error))), group="extension-ui", exit_on_error=False)

@@ -101,6 +101,7 @@ async def test_tui_shows_extension_errors_and_runs_commands(faux, tmp_path):
         cwd=session.cwd, settings=session.settings, model_registry=session.model_registry
     )
     await runner.load([ExtensionSource(str(ext), "temporary")])
+    runner.bind(session)  # as startup does; the app then sets mode "tui" and its ctx.ui
     faux.enqueue(faux_text("hello there"))
     app = make_app(session, extensions=runner)
     async with app.run_test(size=SIZE) as pilot:
@@ -124,3 +125,33 @@ def _chat_text(app) -> str:
     from textual.widgets import Static
 
     return "\n".join(str(w.render()) for w in app.chat.query(Static))
+
+
+TOOL_EXT = """
+from pi_app.extensions import ToolDefinition
+
+async def run(call_id, params, signal, on_update, ctx):
+    return "pong"
+
+def register(pi):
+    pi.register_tool(ToolDefinition(name="ping", description="Answers pong", execute=run))
+"""
+
+
+def test_tool_flags_cover_extension_tools(tmp_path, loopback):
+    from tests.cli.test_pi16_cli import _system_and_tools
+
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    ext = write_ext(tmp_path / "ext", "ping.py", TOOL_EXT)
+    declared = {}
+    for flags in ((), ("--tools", "read,ping"), ("-xt", "ping"), ("-nbt",), ("-nt",)):
+        loopback.add(chat_text_stream("ok"))
+        result = env.run("--no-session", "-e", str(ext), *flags, "-p", "hi")
+        assert result.returncode == 0 and "Unknown tool" not in result.stderr, result.stderr
+        declared[flags] = _system_and_tools(loopback.requests[-1])[1]
+    assert declared[()] == ["read", "bash", "edit", "write", "ping"]
+    assert declared[("--tools", "read,ping")] == ["read", "ping"]
+    assert declared[("-xt", "ping")] == ["read", "bash", "edit", "write"]
+    assert declared[("-nbt",)] == ["ping"]
+    assert declared[("-nt",)] == []
