@@ -121,7 +121,7 @@ class ExtensionRunner(SessionHooks):
         self.flag_values: dict[str, bool | str] = {}
         self.on_error: Callable[[ExtensionError], None] = lambda e: log.warning("%s", e)
         self.on_shutdown_request: Callable[[], None] = lambda: None
-        self.sources: list[ExtensionSource] = []
+        self.sources: list[ExtensionSource] = []  # every source asked for, loaded or failed
         self._session: AgentSession | None = None
         self._by_name: dict[str, LoadedExtension] = {}
         self._contexts: dict[str, ExtensionContext] = {}
@@ -132,11 +132,13 @@ class ExtensionRunner(SessionHooks):
         self._unsubscribe: Callable[[], None] | None = None
         self._thinking_level: str | None = None
         self._loading: LoadedExtension | None = None
+        # finds the sources again for /reload (new files, a trust decision since); None: reload the same
+        self.discover_sources: Callable[[bool], list[ExtensionSource]] | None = None
 
     # ================================================================== loading
     async def load(self, sources: Sequence[ExtensionSource]) -> None:
         """Import each source and run its ``register(pi)``; a failure skips that extension only."""
-        self.sources = list(sources)
+        self.sources += sources
         for source in sources:
             ext = LoadedExtension(source)
             self._loading = ext
@@ -356,6 +358,16 @@ class ExtensionRunner(SessionHooks):
                 prompts += list(_get(result, "prompt_paths", "promptPaths") or [])
         if skills or prompts:
             self.require_session().add_resource_paths(skills, prompts)
+
+    async def decide_trust(self, cwd: str) -> tuple[bool, bool] | None:
+        """``project_trust`` (user and ``-e`` extensions only: project ones are not loaded yet). The first
+        yes/no wins: (trusted, remember); None when every handler left it undecided."""
+        for ext, handler in list(self._index.get("project_trust", ())):
+            ok, result = await self._call(ext, handler, ev.ProjectTrustEvent(cwd), "project_trust")
+            answer = _get(result, "trusted") if ok else None
+            if answer in ("yes", "no"):
+                return answer == "yes", bool(_get(result, "remember"))
+        return None
 
     async def shutdown(self, reason: Literal["quit", "reload", "new", "resume", "fork"] = "quit") -> None:
         session = self._session
@@ -612,7 +624,10 @@ class ExtensionRunner(SessionHooks):
         self._command_contexts.clear()
         self.bus.clear()
         self._reindex()
-        await self.load(self.sources)
+        self.project_trusted = self.settings.project_trusted
+        sources = self.discover_sources(self.project_trusted) if self.discover_sources else self.sources
+        self.sources = []
+        await self.load(sources)
         for ext in self.extensions:
             for definition in ext.tools.values():
                 self._install_tool(ext, definition)

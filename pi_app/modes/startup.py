@@ -328,30 +328,59 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
 
 
 async def _load_extensions(args: CliArgs, cfg: Config, warn: list[str]) -> ExtensionRunner | None:
-    """The extension runtime, or None when there is nothing to load (the package is not even imported)."""
-    from pi_app.extensions.loader import discover
+    """The extension runtime, or None when there is nothing to load (the package is not even imported).
+
+    User and ``-e`` extensions load first; while the folder's trust is undecided they may decide it
+    (``project_trust``); project extensions are imported only once the folder is trusted."""
+    from pi_app.extensions.loader import ExtensionSource, discover
     from pi_app.extensions.setup import setting_paths
 
+    def sources(trusted: bool) -> tuple[list[ExtensionSource], list[str]]:
+        paths = setting_paths(cfg.settings, cfg.agent_dir, cfg.cwd)
+        return discover(
+            agent_dir=cfg.agent_dir,
+            cwd=cfg.cwd,
+            project_trusted=trusted,
+            setting_paths=[(p, b) for p, b in paths if trusted or b == cfg.agent_dir],
+            cli_paths=list(args.extensions),
+            no_extensions=args.no_extensions,
+        )
+
     trusted = cfg.trust is None or cfg.trust.allowed
-    paths = setting_paths(cfg.settings, cfg.agent_dir, cfg.cwd)
-    sources, warnings = discover(
-        agent_dir=cfg.agent_dir,
-        cwd=cfg.cwd,
-        project_trusted=trusted,
-        setting_paths=[(p, b) for p, b in paths if trusted or b == cfg.agent_dir],
-        cli_paths=list(args.extensions),
-        no_extensions=args.no_extensions,
-    )
+    first, warnings = sources(False)
     warn += warnings
-    if not sources:
+    if not first and not sources(True)[0]:  # (project extensions may load later, once trusted)
         return None
     from pi_app.extensions.runner import ExtensionRunner
 
     runner = ExtensionRunner(
-        cwd=cfg.cwd, settings=cfg.settings, model_registry=cfg.registry, project_trusted=trusted
+        cwd=cfg.cwd, settings=cfg.settings, model_registry=cfg.registry, project_trusted=False
     )
-    runner.on_error = lambda e: print(str(e), file=sys.stderr)  # until a mode takes over
-    await runner.load(sources)
+    runner.discover_sources = lambda t: sources(t)[0]
+
+    def to_stderr(error: ExtensionError) -> None:  # until a mode takes over
+        print(str(error), file=sys.stderr)
+
+    runner.on_error = to_stderr
+    await runner.load(first)
+    decision = cfg.trust
+    if decision is not None and decision.trusted is None and runner.has_handlers("project_trust"):
+        answer = await runner.decide_trust(cfg.cwd)
+        if answer is not None:
+            trusted, keep = answer
+            if keep:
+                from pi_app.session.trust import TrustFileError, remember
+
+                try:
+                    remember(decision, trusted, cfg.agent_dir)
+                except (TrustFileError, OSError) as exc:
+                    warn.append(f"Trust decision not saved: {exc}")
+            decision.trusted, decision.source = trusted, "cli"
+            cfg.settings.set_project_trusted(trusted)
+    runner.project_trusted = trusted
+    if trusted:
+        loaded = {s.path for s in first}
+        await runner.load([s for s in sources(True)[0] if s.path not in loaded])
     return runner
 
 

@@ -155,3 +155,32 @@ def test_tool_flags_cover_extension_tools(tmp_path, loopback):
     assert declared[("-xt", "ping")] == ["read", "bash", "edit", "write"]
     assert declared[("-nbt",)] == ["ping"]
     assert declared[("-nt",)] == []
+
+
+def test_project_trust_decided_by_a_user_extension_then_project_extensions_load(tmp_path, loopback):
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    marker = tmp_path / "project-ext-imported"
+    write_ext(
+        env.project / ".pi" / "extensions",
+        "proj.py",
+        f"open({str(marker)!r}, 'w').write('x')\n"
+        "def register(pi):\n    pi.register_command('proj', lambda a, c: c.ui.notify('project command ran'))\n",
+    )
+    loopback.add(chat_text_stream("ok"), chat_text_stream("ok"))
+    # without a decision the folder is untrusted in print mode: the project extension is never imported
+    assert env.run("--no-session", "-p", "/proj").returncode == 0
+    assert not marker.exists()
+    write_ext(
+        env.agent_dir / "extensions",
+        "trust_all.py",
+        """
+        def register(pi):
+            pi.on("project_trust", lambda event, ctx: {"trusted": "yes", "remember": True})
+        """,
+    )
+    result = env.run("--no-session", "-p", "/proj")
+    assert result.returncode == 0 and "project command ran" in result.stderr, result.stderr
+    assert marker.exists()
+    saved = json.loads((env.agent_dir / "trust.json").read_text())
+    assert list(saved.values()) == [True]  # remembered: the next run trusts without asking
