@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingsMap, BindingType
 from textual.widget import Widget
@@ -285,6 +285,17 @@ class PiApp(App[None]):
 
         runner.on_shutdown_request = shutdown
         self.run_worker(runner.start(), group="extensions", exit_on_error=False)
+
+    async def on_key(self, event: events.Key) -> None:
+        """Extension shortcuts: keys nothing else used bubble up here (pi's registerShortcut)."""
+        runner = self.options.extensions
+        if runner is None:
+            return
+        for name, shortcut in runner.shortcuts():
+            if shortcut.key == event.key:
+                event.stop()
+                self.run_worker(runner.run_shortcut(name, shortcut), group="extensions", exit_on_error=False)
+                return
 
     async def _exit_when_idle(self) -> None:
         await self.session.wait_for_idle()
@@ -607,6 +618,11 @@ class PiApp(App[None]):
                         continue
                     seen.add(key)
                     rows.append((self.get_key_display(binding), binding.description))
+        runner = self.options.extensions
+        for name, shortcut in runner.shortcuts() if runner is not None else ():
+            if shortcut.key not in seen:
+                seen.add(shortcut.key)
+                rows.append((shortcut.key, f"{shortcut.description or 'Shortcut'} ({name})"))
         width = max((len(k) for k, _ in rows), default=0)
         lines = ["Keyboard Shortcuts", ""] + [f"{k:<{width}}  {d}" for k, d in rows]
         return "\n".join(lines)

@@ -30,6 +30,7 @@ def register(pi):
         ctx.ui.notify("mode=" + ctx.mode + " args=" + args)
 
     pi.register_command("where", where, description="Report the mode")
+    pi.register_shortcut("f9", lambda ctx: ctx.ui.set_editor_text("from shortcut"), description="Fill the editor")
 """
 
 
@@ -119,6 +120,9 @@ async def test_tui_shows_extension_errors_and_runs_commands(faux, tmp_path):
             "the error notice and the answer",
         )
         assert not session.is_streaming
+        await pilot.press("f9")
+        await wait_for(pilot, lambda: app.editor.text == "from shortcut", "the shortcut's editor text")
+        assert "Fill the editor (probe)" in app.hotkeys_text()
 
 
 def _chat_text(app) -> str:
