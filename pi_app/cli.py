@@ -38,6 +38,18 @@ def read_piped_stdin() -> str | None:
     return text or None
 
 
+def _extension_help(args: CliArgs) -> str:
+    """Flags registered by extensions, when there are any to load (their files are looked for first)."""
+    import asyncio
+
+    from pi_app.modes.startup import StartupError, extension_flags_help
+
+    try:
+        return asyncio.run(extension_flags_help(args))
+    except StartupError:
+        return ""
+
+
 def _is_truthy(value: str | None) -> bool:
     return value is not None and value.lower() in ("1", "true", "yes")
 
@@ -52,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         print(__version__)
         return 0
     if args.help:
-        sys.stdout.write(HELP_TEXT)
+        sys.stdout.write(HELP_TEXT + _extension_help(args))
         return 0
     if args.offline or _is_truthy(os.environ.get("PI_OFFLINE")):
         os.environ["PI_OFFLINE"] = "1"

@@ -384,6 +384,18 @@ async def _load_extensions(args: CliArgs, cfg: Config, warn: list[str]) -> Exten
     return runner
 
 
+async def extension_flags_help(args: CliArgs) -> str:
+    """``--help``'s section for flags that loaded extensions register (empty without any)."""
+    cfg = load_config(os.getcwd(), args.project_trust_override)
+    runner = await _load_extensions(args, cfg, [])
+    flags = runner.flags() if runner is not None else []
+    if not flags:
+        return ""
+    rows = [(f"--{f.name}" + (" <value>" if f.type == "string" else ""), f.description) for f in flags]
+    width = max(len(r[0]) for r in rows)
+    return "\nExtension options:\n" + "".join(f"  {name:<{width}}  {text}\n" for name, text in rows)
+
+
 def _apply_tool_selection(
     args: CliArgs, runner: ExtensionRunner, session: AgentSession, warn: list[str]
 ) -> None:

@@ -188,3 +188,14 @@ def test_project_trust_decided_by_a_user_extension_then_project_extensions_load(
     assert marker.exists()
     saved = json.loads((env.agent_dir / "trust.json").read_text())
     assert list(saved.values()) == [True]  # remembered: the next run trusts without asking
+
+
+def test_help_lists_extension_flags(tmp_path):
+    env = make_env(tmp_path)
+    ext = write_ext(tmp_path / "ext", "probe.py", EXT)
+    shown = env.run("-e", str(ext), "--help")
+    assert (
+        shown.returncode == 0
+        and "Extension options:\n  --temp <value>  Sampling temperature\n" in shown.stdout
+    )
+    assert "Extension options" not in env.run("--help").stdout
