@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 
@@ -29,7 +30,7 @@ class ExtensionSource:
     path: str
     scope: Scope
 
-    @property
+    @cached_property  # read on every handler call
     def name(self) -> str:
         p = Path(self.path)
         return p.parent.name if p.name == "__init__.py" else p.stem

@@ -314,7 +314,7 @@ class ExtensionRunner(SessionHooks):
         """(ok, result) of one handler; failures reported."""
         try:
             result = handler(event, self.context_for(ext.name))
-            if inspect.isawaitable(result):
+            if result is not None and inspect.isawaitable(result):  # most handlers are sync and return None
                 result = await result
             return True, result
         except Exception as exc:
