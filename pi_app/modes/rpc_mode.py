@@ -23,6 +23,7 @@ from pi_app.modes.wire import event_json
 from pi_app.session.session_events import SessionEvent
 
 if TYPE_CHECKING:
+    from pi_app.modes.rpc_extension_ui import RpcExtensionUI
     from pi_app.session.agent_session import AgentSession, StreamingBehavior
 
 STREAMING_BEHAVIORS = ("steer", "followUp")
@@ -49,9 +50,15 @@ def error_response(request_id: Any, command: str, message: str) -> dict[str, Any
 class RpcServer:
     """Serves one AgentSession over a JSONL channel (see the module docstring)."""
 
-    def __init__(self, session: AgentSession, writer: JsonlWriter | None = None) -> None:
+    def __init__(
+        self,
+        session: AgentSession,
+        writer: JsonlWriter | None = None,
+        extension_ui: RpcExtensionUI | None = None,
+    ) -> None:
         self.session = session
         self.writer = writer or JsonlWriter()
+        self.extension_ui = extension_ui
         self._tasks: set[asyncio.Task[Any]] = set()
         self._unsubscribe = session.subscribe(self._on_event)
 
@@ -81,7 +88,9 @@ class RpcServer:
             )
             return
         if command.get("type") == "extension_ui_response":
-            return  # no extension dialogs are ever pending in this port
+            if self.extension_ui is not None:
+                self.extension_ui.resolve(command)
+            return
         if command.get("type") == "prompt":
             self._prompt(command)  # acknowledged synchronously, before any event of the run
             return
@@ -198,9 +207,15 @@ async def stdin_chunks(fd: int = 0, size: int = 65536) -> AsyncIterator[bytes]:
         yield data
 
 
-async def run_rpc_mode(session: AgentSession, writer: JsonlWriter | None = None) -> int:
-    server = RpcServer(session, writer)
-    return await server.serve(stdin_chunks())
+async def run_rpc_mode(
+    session: AgentSession, writer: JsonlWriter | None = None, extension_ui: RpcExtensionUI | None = None
+) -> int:
+    server = RpcServer(session, writer, extension_ui)
+    try:
+        return await server.serve(stdin_chunks())
+    finally:
+        if extension_ui is not None:
+            extension_ui.cancel_all()  # stdin closed: nobody will answer a pending dialog
 
 
 def _behavior(value: str | None) -> StreamingBehavior | None:

@@ -447,7 +447,12 @@ async def run_headless(launch: Launch) -> int:
         from pi_app.modes.rpc_mode import run_rpc_mode
 
         writer = JsonlWriter()
+        ui = None
         if runner is not None:
+            from pi_app.modes.rpc_extension_ui import RpcExtensionUI
+
+            ui = RpcExtensionUI(writer.write)
+            runner.set_ui("rpc", ui)
 
             def report(error: ExtensionError) -> None:
                 writer.write(error.to_json())
@@ -455,7 +460,7 @@ async def run_headless(launch: Launch) -> int:
             runner.on_error = report
             await runner.start()
         try:
-            return await run_rpc_mode(session, writer)
+            return await run_rpc_mode(session, writer, ui)
         finally:
             if runner is not None:
                 await runner.shutdown("quit")
