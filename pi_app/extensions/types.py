@@ -59,6 +59,8 @@ class ExtensionUI(Protocol):
 
     def get_editor_text(self) -> str: ...
 
+    async def custom(self, screen: Any, *, timeout: float | None = None) -> Any: ...
+
 
 class NoUI:
     """``ctx.ui`` in print and json modes: dialogs answer their cancel value, notifications go to stderr."""
@@ -92,3 +94,6 @@ class NoUI:
 
     def get_editor_text(self) -> str:
         return ""
+
+    async def custom(self, screen: Any, *, timeout: float | None = None) -> Any:
+        return None

@@ -107,3 +107,8 @@ class RpcExtensionUI:
 
     def get_editor_text(self) -> str:
         return ""  # the client owns its editor; pi answers "" too
+
+    async def custom(self, screen: Any, *, timeout: float | None = None) -> Any:
+        raise TypeError(
+            "custom screens need the interactive app; over RPC use select, confirm, input or editor"
+        )

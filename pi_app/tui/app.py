@@ -37,6 +37,7 @@ from widgets.chat_log import ChatLog
 from widgets.completion import CompletionMenu, DefaultCompletionProvider
 from widgets.conversation import Conversation
 from widgets.editor import PromptEditor
+from widgets.extension_slots import ExtensionStatus, ExtensionWidgetArea
 from widgets.footer import PiFooter
 from widgets.history import History
 from widgets.no_model import NoModelPanel
@@ -133,6 +134,10 @@ class PiApp(App[None]):
         self.chat = Conversation(home=self.home, id="chat")
         self.bridge = EventBridge(self.chat, self)
         self.queue_area = QueueArea(id="queue")
+        # what extensions put on screen (ctx.ui.set_widget / set_status)
+        self.widgets_above = ExtensionWidgetArea(id="ext-above")
+        self.widgets_below = ExtensionWidgetArea(id="ext-below")
+        self.extension_status = ExtensionStatus(id="ext-status")
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")
         self.menu = CompletionMenu(id="completion")
         self.editor = PromptEditor(menu=self.menu, blink=not self.options.test_mode, id="editor")
@@ -236,8 +241,11 @@ class PiApp(App[None]):
         yield self.chat
         yield self.queue_area
         yield self.status
+        yield self.widgets_above
         yield self.editor
+        yield self.widgets_below
         yield self.menu
+        yield self.extension_status
         yield self.footer
 
     async def on_mount(self) -> None:
@@ -273,7 +281,7 @@ class PiApp(App[None]):
             return
         from pi_app.tui.extension_ui import TuiExtensionUI
 
-        runner.set_ui("tui", TuiExtensionUI(self))
+        runner.set_ui("tui", TuiExtensionUI(self, self))
 
         def report(error: ExtensionError) -> None:
             self.run_worker(self.chat.add(ErrorNotice(str(error))), group="extension-ui", exit_on_error=False)

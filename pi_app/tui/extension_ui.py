@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from pi_app.extensions.types import NotifyLevel
+from widgets.extension_slots import ExtensionStatus, ExtensionWidgetArea
 from widgets.notices import ErrorNotice, Notice
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ class ExtensionDialog(ModalScreen[Any]):
     }
     ExtensionDialog .title { text-style: bold; color: $accent; }
     ExtensionDialog .message { color: $text-muted; margin-bottom: 1; }
+    ExtensionDialog .countdown { color: $text-muted; height: auto; display: none; }
+    ExtensionDialog.-timed .countdown { display: block; }
     ExtensionDialog OptionList { height: auto; max-height: 16; border: none; }
     ExtensionDialog Input { border: tall $accent; height: 3; }
     ExtensionDialog TextArea { height: 10; }
@@ -46,14 +49,18 @@ class ExtensionDialog(ModalScreen[Any]):
         options: Sequence[str] | None = None,
         placeholder: str = "",
         prefill: str | None = None,
+        timeout: float | None = None,
     ) -> None:
         super().__init__()
+        self.timeout = timeout
+        self._left = 0
         self.title_text, self.message, self.options = title, message, options
         self.placeholder, self.prefill = placeholder, prefill
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self.title_text, classes="title", markup=False)
+            yield Static("", classes="countdown", markup=False)
             if self.message:
                 yield Static(self.message, classes="message", markup=False)
             if self.options is not None:
@@ -62,6 +69,20 @@ class ExtensionDialog(ModalScreen[Any]):
                 yield TextArea(self.prefill)
             else:
                 yield Input(placeholder=self.placeholder)
+
+    def on_mount(self) -> None:
+        if self.timeout is not None:  # show the seconds left before the dialog answers by itself
+            self.add_class("-timed")
+            self._left = int(self.timeout + 0.999)
+            self._show_left()
+            self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        self._left = max(self._left - 1, 0)
+        self._show_left()
+
+    def _show_left(self) -> None:
+        self.query_one(".countdown", Static).update(f"(closes in {self._left}s)")
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
@@ -80,12 +101,21 @@ class ExtensionDialog(ModalScreen[Any]):
         self.dismiss(None)
 
 
+class ExtensionSlots(Protocol):
+    """The app's places for extension UI (PiApp has them)."""
+
+    extension_status: ExtensionStatus
+    widgets_above: ExtensionWidgetArea
+    widgets_below: ExtensionWidgetArea
+
+
 class TuiExtensionUI:
-    def __init__(self, app: AppContext) -> None:
+    def __init__(self, app: AppContext, host: ExtensionSlots) -> None:
         self.app = app
+        self.host = host
         self._title = "pi"
 
-    async def _ask(self, screen: ExtensionDialog, timeout: float | None) -> Any:
+    async def _ask(self, screen: Screen[Any], timeout: float | None) -> Any:
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Any] = loop.create_future()
 
@@ -102,14 +132,17 @@ class TuiExtensionUI:
             return None
 
     async def select(self, title: str, options: Sequence[str], *, timeout: float | None = None) -> str | None:
-        result = await self._ask(ExtensionDialog(title, options=list(options)), timeout)
+        result = await self._ask(ExtensionDialog(title, options=list(options), timeout=timeout), timeout)
         return result if isinstance(result, str) else None
 
     async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
-        return await self._ask(ExtensionDialog(title, message, options=["Yes", "No"]), timeout) == "Yes"
+        return (
+            await self._ask(ExtensionDialog(title, message, options=["Yes", "No"], timeout=timeout), timeout)
+            == "Yes"
+        )
 
     async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None) -> str | None:
-        result = await self._ask(ExtensionDialog(title, placeholder=placeholder), timeout)
+        result = await self._ask(ExtensionDialog(title, placeholder=placeholder, timeout=timeout), timeout)
         return result if isinstance(result, str) else None
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
@@ -127,11 +160,20 @@ class TuiExtensionUI:
         self.app.run_worker(self.app.chat.add(notice), group="extension-ui", exit_on_error=False)
 
     def set_status(self, key: str, text: str | None) -> None:
-        if text:
-            self.app.run_worker(self.app.show_status(text), group="extension-ui", exit_on_error=False)
+        self.host.extension_status.set_entry(key, text)
 
     def set_widget(self, key: str, content: Any, placement: str = "above_editor") -> None:
-        return None  # widgets arrive with the extension-UI work (issue 21)
+        """A Textual widget, lines of text or Rich renderables; ``None`` removes it."""
+        area = (
+            self.host.widgets_below
+            if placement in ("below_editor", "belowEditor")
+            else self.host.widgets_above
+        )
+        self.app.run_worker(area.set_entry(key, content), group="extension-ui", exit_on_error=False)
+
+    async def custom(self, screen: Screen[Any], *, timeout: float | None = None) -> Any:
+        """Push an extension's own Textual screen; its ``dismiss(value)`` is the result."""
+        return await self._ask(screen, timeout)
 
     def set_title(self, title: str) -> None:
         self._title = title  # the terminal title follows in the extension-UI work (issue 21)
