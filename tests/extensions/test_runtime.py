@@ -419,3 +419,47 @@ async def test_exec_reports_signals_as_a_shell_does(tmp_path):
     assert slow.killed and slow.code == 143
     missing = await run_exec("definitely-not-a-program-xyz")
     assert missing.code == 127
+
+
+async def test_session_lifecycle_events_over_compaction_tree_fork_and_resume(tmp_path, faux):
+    ext = write_ext(
+        tmp_path / "exts",
+        "life.py",
+        """
+        SEEN = []
+        NAMES = ["session_start", "session_shutdown", "session_before_compact", "session_compact",
+                 "session_before_tree", "session_tree", "session_before_fork", "session_before_switch"]
+
+        def register(pi):
+            for name in NAMES:
+                pi.on(name, lambda e, c, name=name: SEEN.append((name, getattr(e, "reason", None))))
+        """,
+    )
+    session, runner, _ = await session_with(tmp_path, ext, settings={"compaction": {"keepRecentTokens": 1}})
+    seen = _module(runner).SEEN
+    Script(faux, faux_text("one " * 40), faux_text("two " * 40))
+    await session.prompt("first " * 40)
+    await session.prompt("second " * 40)
+    first_file = session.session_file
+    await session.compact()
+    user_id = next(e["id"] for e in session.session_manager.get_branch() if e.get("type") == "message")
+    await session.navigate_tree(user_id)
+    await session.fork(next(i for i, _ in session.get_fork_messages()))
+    await session.switch_session(first_file)
+    await session.new_session()
+    assert seen == [
+        ("session_start", "startup"),
+        ("session_before_compact", "manual"),
+        ("session_compact", "manual"),
+        ("session_before_tree", None),
+        ("session_tree", None),
+        ("session_before_fork", None),
+        ("session_shutdown", "fork"),
+        ("session_start", "fork"),
+        ("session_before_switch", "resume"),
+        ("session_shutdown", "resume"),
+        ("session_start", "resume"),
+        ("session_before_switch", "new"),
+        ("session_shutdown", "new"),
+        ("session_start", "new"),
+    ]
