@@ -281,6 +281,7 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
     if args.list_models:
         from pi_app.modes.list_models import format_model_table
 
+        await _load_extensions(args, cfg, warn)  # models of extension providers are listed too, as pi's
         _flush_warnings([*warn, *([cfg.registry.error] if cfg.registry.error else [])])
         sys.stdout.write(format_model_table(cfg.registry.get_available(), args.list_models_search))
         return 0
@@ -302,6 +303,10 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
     runner = await _load_extensions(args, cfg, warn)
     if runner is not None and runner.flags():
         args = _reparse_with_extension_flags(args, runner)
+        try:  # again: the value of an extension's string flag was taken for a message before
+            first, images, rest = initial_prompt(args, cwd)
+        except CliError as exc:
+            raise StartupError(str(exc)) from exc
     elif args.unknown_options:  # no extension declared them
         raise StartupError(f"Unknown option: {args.unknown_options[0]}")
     manager = create_session_manager(args, cfg)
