@@ -30,8 +30,8 @@ def register(pi: ExtensionAPI) -> None:
         PROVIDER,
         {
             "baseUrl": base_url,
-            # an environment reference, resolved when a request is made (never stored anywhere)
-            "apiKey": "$PI_LOCAL_API_KEY" if os.environ.get("PI_LOCAL_API_KEY") else "local",
+            # the name of an environment variable: resolved per request, the key itself is never stored
+            "apiKey": "PI_LOCAL_API_KEY" if os.environ.get("PI_LOCAL_API_KEY") else "local",
             "api": "openai-completions",
             "models": [
                 {

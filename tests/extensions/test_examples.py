@@ -21,6 +21,7 @@ from pi_app.session.agent_session import AgentSession
 from pi_app.session.assembly import create_agent_session
 from pi_app.session.config import AuthStorage, ModelRegistry, SettingsManager
 from pi_app.session.store import SessionManager, load_session_file
+from tests.loopback.openai_wire import chat_text_stream
 from tests.modes import scripts
 from tests.modes.harness import make_env
 
@@ -411,3 +412,114 @@ def test_todo_restored_by_pi_continue_in_print_mode(tmp_path, loopback):
     assert again.returncode == 0, again.stderr
     assert "Todos (0/1 done)\n[ ] #1 ship the examples" in again.stderr
     assert len(loopback.requests) == 2  # /todos did not call the model
+
+
+# ====================================================================== local_provider.py
+def test_local_provider_serves_a_print_mode_prompt(tmp_path, loopback):
+    env = make_env(tmp_path)  # no models.json: the only model with a key is the extension's
+    loopback.add(chat_text_stream("Hello from ", "the local server."))
+    result = env.run(
+        "--no-session",
+        "-e",
+        str(EXAMPLES / "local_provider.py"),
+        "--model",
+        "local/big-model",
+        "-p",
+        "hello local",
+        PI_LOCAL_BASE_URL=loopback.url + "/v1/",
+        PI_LOCAL_MODELS="small-model, big-model",
+        PI_LOCAL_API_KEY="sk-local-secret",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Hello from the local server.\n"
+    (request,) = loopback.requests
+    assert request.path == "/v1/chat/completions"
+    assert request.json["model"] == "big-model"
+    assert request.headers["authorization"] == "Bearer sk-local-secret"
+    assert "hello local" in scripts.request_text(request.json)
+    assert "sk-local-secret" not in result.stdout + result.stderr
+
+
+def test_local_provider_models_are_listed(tmp_path):
+    env = make_env(tmp_path)
+    result = env.run(
+        "-e",
+        str(EXAMPLES / "local_provider.py"),
+        "--list-models",
+        "local",
+        PI_LOCAL_BASE_URL="http://127.0.0.1:9/v1",
+        PI_LOCAL_MODELS="alpha,beta",
+        PI_LOCAL_CONTEXT="65536",
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("local")]
+    assert [row[1] for row in rows] == ["alpha", "beta"]
+    assert all(row[2] == "65.5K" for row in rows), result.stdout
+
+
+# ====================================================================== trim_tool_results.py
+async def test_trim_tool_results_shortens_old_results_in_the_request_only(tmp_path, faux):
+    run = await start(tmp_path, "trim_tool_results", flags={"trim-keep-turns": "1"})
+    for name, letter in (("a.txt", "A"), ("b.txt", "B"), ("c.txt", "C")):
+        (run.project / name).write_text(letter * 400)
+    faux.enqueue(
+        faux_tool("read", {"path": "a.txt"}),
+        faux_tool("read", {"path": "b.txt"}),
+        faux_tool("read", {"path": "c.txt"}),
+        faux_text("read them all"),
+    )
+    await run.session.prompt("read the files")
+
+    def results(request: Any) -> list[str]:
+        return [text_of(m) for m in request.messages if m.role == "toolResult"]
+
+    full = {letter: letter * 400 for letter in "ABC"}
+    trimmed_read = "[read result trimmed: 400 characters; run the tool again if you need it]"
+    assert results(faux.requests[1]) == [full["A"]]
+    assert results(faux.requests[2]) == [trimmed_read, full["B"]]
+    assert results(faux.requests[3]) == [trimmed_read, trimmed_read, full["C"]]
+    # the session (memory and file) keeps every result whole
+    assert [text_of(m) for m in run.tool_results()] == [full["A"], full["B"], full["C"]]
+    stored = [e["message"] for e in file_entries(run.session.session_file) if e["type"] == "message"]
+    assert [m["content"][0]["text"] for m in stored if m["role"] == "toolResult"] == list(full.values())
+
+
+async def test_trim_tool_results_default_keeps_two_turns_and_short_results(tmp_path, faux):
+    run = await start(tmp_path, "trim_tool_results")
+    (run.project / "big.txt").write_text("x" * 1000)
+    faux.enqueue(
+        faux_tool("bash", {"command": "echo ok"}),
+        faux_tool("read", {"path": "big.txt"}),
+        faux_tool("bash", {"command": "echo third"}),
+        faux_tool("bash", {"command": "echo fourth"}),
+        faux_text("done"),
+    )
+    await run.session.prompt("go")
+    last = [text_of(m) for m in faux.requests[-1].messages if m.role == "toolResult"]
+    assert last == [
+        "ok\n",  # old but shorter than the placeholder: left as it is
+        "[read result trimmed: 1000 characters; run the tool again if you need it]",
+        "third\n",
+        "fourth\n",
+    ]
+
+
+def test_trim_tool_results_flag_on_the_command_line(tmp_path, loopback):
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    (env.project / "log.txt").write_text("L" * 600)
+    loopback.add(
+        scripts.tool_call(API, "call_1", "read", {"path": "log.txt"}),
+        scripts.tool_call(API, "call_2", "bash", {"command": "echo second"}),
+        scripts.text(API, "Done."),
+    )
+    result = env.run(
+        "--no-session", "-e", str(EXAMPLES / "trim_tool_results.py"), "--trim-keep-turns", "1", "-p", "go"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Done.\n"
+    second, third = (scripts.request_text(r.json) for r in loopback.requests[1:])
+    assert "L" * 600 in second
+    assert "L" * 600 not in third and "[read result trimmed: 600 characters" in third
+    assert len(loopback.requests) == 3  # "1" was the flag's value, not a first prompt
+    assert "go" in scripts.request_text(loopback.requests[0].json)
