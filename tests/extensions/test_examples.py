@@ -4,7 +4,9 @@ subprocess where the example talks to a provider or starts pi itself."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +24,10 @@ from pi_app.session.assembly import create_agent_session
 from pi_app.session.config import AuthStorage, ModelRegistry, SettingsManager
 from pi_app.session.store import SessionManager, load_session_file
 from tests.loopback.openai_wire import chat_text_stream
+from tests.loopback.server import STALL_S, Pause, Scripted
 from tests.modes import scripts
-from tests.modes.harness import make_env
+from tests.modes.harness import PiEnv, make_env
+from tests.waits import HANG_GUARD_S, wait_until
 
 API = "openai-completions"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "extensions"
@@ -523,3 +527,108 @@ def test_trim_tool_results_flag_on_the_command_line(tmp_path, loopback):
     assert "L" * 600 not in third and "[read result trimmed: 600 characters" in third
     assert len(loopback.requests) == 3  # "1" was the flag's value, not a first prompt
     assert "go" in scripts.request_text(loopback.requests[0].json)
+
+
+# ====================================================================== subagent.py
+async def subagent_run(tmp_path: Path, loopback: Any, monkeypatch: pytest.MonkeyPatch) -> Run:
+    """The parent on the faux provider; the sub-agent's ``pi -p`` finds a loopback provider in models.json
+    of the agent dir both share (PI_CODING_AGENT_DIR, set for every test)."""
+    monkeypatch.setenv("PI_OFFLINE", "1")
+    agent_dir = Path(os.environ["PI_CODING_AGENT_DIR"])
+    PiEnv(agent_dir.parent.parent, tmp_path).write_models(loopback.url)
+    assert (agent_dir / "models.json").is_file()
+    return await start(tmp_path, "subagent")
+
+
+async def test_subagent_runs_pi_print_mode_with_the_chosen_model_and_tools(
+    tmp_path, faux, loopback, monkeypatch
+):
+    run = await subagent_run(tmp_path, loopback, monkeypatch)
+    (run.project / "notes.txt").write_text("alpha\nbeta\n")
+    loopback.add(
+        scripts.tool_call(API, "call_r", "read", {"path": "notes.txt"}),
+        scripts.text(API, "The notes list alpha and beta."),
+    )
+    task = {"task": "Summarise notes.txt", "model": "loop/loop-model", "tools": ["read", "subagent"]}
+    faux.enqueue(faux_tool("subagent", task), faux_text("The sub-agent says: alpha and beta."))
+    updates: list[Any] = []
+
+    async def record(event: Any) -> None:
+        if event.type == "tool_execution_update":
+            updates.append(event.partial_result)
+
+    run.session.subscribe(record)
+    await run.session.prompt("delegate the summary")
+    (result,) = run.tool_results()
+    assert not result.isError, text_of(result)
+    assert text_of(result) == "The notes list alpha and beta."
+    assert result.details["model"] == "loop/loop-model"
+    assert result.details["tools"] == ["read"]  # a sub-agent never gets the subagent tool
+    assert result.details["exitCode"] == 0
+    assert [text_of(u) for u in updates] == ["Sub-agent running on loop/loop-model…"]
+    # the sub-agent's own requests: its model, only its tools, the task, then the file it read
+    first, second = (r.json for r in loopback.requests)
+    assert first["model"] == "loop-model"
+    assert [t["function"]["name"] for t in first["tools"]] == ["read"]
+    assert "Summarise notes.txt" in scripts.request_text(first)
+    assert "alpha\\nbeta" in scripts.request_text(second)
+    # the parent's context grew by the answer only
+    parent = json.dumps([dump(m) for m in faux.requests[-1].messages])
+    assert "The notes list alpha and beta." in parent and "alpha\\nbeta" not in parent
+    assert not list(Path(os.environ["PI_CODING_AGENT_DIR"]).glob("sessions/**/*.jsonl"))  # --no-session
+
+
+async def test_subagent_failure_reaches_the_model(tmp_path, faux, loopback, monkeypatch):
+    run = await subagent_run(tmp_path, loopback, monkeypatch)
+    faux.enqueue(
+        faux_tool("subagent", {"task": "anything", "model": "nowhere/no-such-model"}), faux_text("ok")
+    )
+    await run.session.prompt("delegate")
+    (result,) = run.tool_results()
+    assert result.isError
+    assert text_of(result).startswith("Sub-agent failed (exit 1):")
+    assert 'Model "nowhere/no-such-model" not found' in text_of(result)
+    assert loopback.requests == []
+    assert "Sub-agent failed" in json.dumps([dump(m) for m in faux.requests[-1].messages])
+
+
+async def test_subagent_timeout_kills_the_subprocess(tmp_path, faux, loopback, monkeypatch):
+    run = await subagent_run(tmp_path, loopback, monkeypatch)
+    loopback.add(Scripted(chunks=[Pause(STALL_S)]))  # the sub-agent's provider never answers
+    faux.enqueue(
+        faux_tool("subagent", {"task": "wait forever", "model": "loop/loop-model", "timeout_s": 3}),
+        faux_text("gave up"),
+    )
+    await run.session.prompt("delegate")
+    (result,) = run.tool_results()
+    assert result.isError and text_of(result) == "Sub-agent timed out after 3 s"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the sub-agent's process in /proc")
+async def test_subagent_stops_when_the_run_is_aborted(tmp_path, faux, loopback, monkeypatch):
+    run = await subagent_run(tmp_path, loopback, monkeypatch)
+    loopback.add(Scripted(chunks=[Pause(STALL_S)]))
+    task = f"wait forever {tmp_path.name}"
+    faux.enqueue(faux_tool("subagent", {"task": task, "model": "loop/loop-model"}))
+    prompt = asyncio.create_task(run.session.prompt("delegate"))
+    await wait_until(lambda: loopback.requests, "the sub-agent to reach its provider")
+    assert sub_agents(task)
+    await run.session.abort()
+    await asyncio.wait_for(prompt, HANG_GUARD_S)
+    await wait_until(lambda: not sub_agents(task), "the sub-agent process to end")
+    (result,) = run.tool_results()
+    assert result.isError
+    assert "aborted" in text_of(result).lower()
+
+
+def sub_agents(task: str) -> list[int]:
+    """Live processes whose command line carries ``task`` (zombies included until reaped)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if task.encode() in (proc / "cmdline").read_bytes():
+                    found.append(int(proc.name))
+            except OSError:
+                continue
+    return found
