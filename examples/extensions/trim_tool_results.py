@@ -37,7 +37,8 @@ def trim(messages: list[Any], keep_turns: int) -> list[Any]:
         elif role == "toolResult" and turn <= cutoff:
             text = "".join(c.text for c in message.content if isinstance(c, TextContent))
             short = placeholder(message.toolName, len(text))
-            if len(text) > len(short) or len(message.content) != 1:  # images go too; short text stays
+            has_image = any(not isinstance(c, TextContent) for c in message.content)
+            if has_image or len(text) > len(short):  # images go too; short text stays
                 message = message.model_copy(update={"content": [TextContent(text=short)]})
         out.append(message)
     return out

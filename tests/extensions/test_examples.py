@@ -508,6 +508,31 @@ async def test_trim_tool_results_default_keeps_two_turns_and_short_results(tmp_p
     ]
 
 
+async def test_trim_tool_results_drops_old_images_and_leaves_the_given_messages_alone(tmp_path):
+    from pi_app.ai.types import AssistantMessage, ImageContent, ToolCall, ToolResultMessage
+
+    run = await start(tmp_path, "trim_tool_results")
+    trim = run.module("trim_tool_results").trim
+
+    def turn(n: int) -> list[Any]:
+        call = ToolCall(id=f"c{n}", name="screenshot", arguments={})
+        image = ImageContent(data="aGVsbG8=", mimeType="image/png")
+        return [
+            AssistantMessage(content=[call]),
+            ToolResultMessage(toolCallId=f"c{n}", toolName="screenshot", content=[image]),
+        ]
+
+    messages = [*turn(1), *turn(2), *turn(3)]
+    before = [dump(m) for m in messages]
+    out = trim(messages, 2)
+    assert [dump(m) for m in messages] == before  # new objects, the originals untouched
+    assert [text_of(m) for m in out if m.role == "toolResult"][0] == (
+        "[screenshot result trimmed: 0 characters; run the tool again if you need it]"
+    )
+    assert out[3] is messages[3] and out[5] is messages[5]  # the last two turns are kept as they are
+    assert trim(messages, 3) == messages
+
+
 def test_trim_tool_results_flag_on_the_command_line(tmp_path, loopback):
     env = make_env(tmp_path)
     env.write_models(loopback.url)
