@@ -281,6 +281,7 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
     if args.list_models:
         from pi_app.modes.list_models import format_model_table
 
+        await _load_extensions(args, cfg, warn)  # models of extension providers are listed too, as pi's
         _flush_warnings([*warn, *([cfg.registry.error] if cfg.registry.error else [])])
         sys.stdout.write(format_model_table(cfg.registry.get_available(), args.list_models_search))
         return 0
@@ -346,7 +347,8 @@ async def _load_extensions(args: CliArgs, cfg: Config, warn: list[str]) -> Exten
             no_extensions=args.no_extensions,
         )
 
-    trusted = cfg.trust is None or cfg.trust.allowed
+    # undecided or not asked (--list-models) is untrusted: project extensions are not imported
+    trusted = cfg.trust is not None and cfg.trust.allowed
     first, warnings = sources(False)
     warn += warnings
     if not first and not sources(True)[0]:  # (project extensions may load later, once trusted)
