@@ -600,11 +600,15 @@ class ExtensionRunner(SessionHooks):
                 )
         return None
 
+    async def session_ending(
+        self, reason: Literal["new", "resume", "fork"], target_session_file: str | None
+    ) -> None:
+        # while the old session is still current: handlers can save what they keep about it
+        await self.emit(ev.SessionShutdownEvent(reason, target_session_file))
+
     async def session_replaced(
         self, reason: Literal["new", "resume", "fork"], previous_session_file: str | None
     ) -> None:
-        session = self.require_session()
-        await self.emit(ev.SessionShutdownEvent(reason, session.session_file))
         await self.emit(ev.SessionStartEvent(reason, previous_session_file))
 
     async def reload(self) -> None:
@@ -641,7 +645,10 @@ class ExtensionRunner(SessionHooks):
             if inner is not None:
                 result = inner(messages, signal)
                 messages = await result if inspect.isawaitable(result) else result
-            for ext, handler in list(self._index.get("context", ())):
+            handlers = list(self._index.get("context", ()))
+            if handlers:  # handlers get copies: reassigning a message's fields never reaches the session
+                messages = [m.model_copy() for m in messages]
+            for ext, handler in handlers:
                 ok, result = await self._call(ext, handler, ev.ContextEvent(list(messages)), "context")
                 new = _get(result, "messages") if ok and result is not None else None
                 if isinstance(new, list):

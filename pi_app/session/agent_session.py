@@ -586,6 +586,7 @@ class AgentSession:
         previous = self.session_file
         if await self.hooks.before_fork(entry_id, "before"):
             raise Cancelled("Fork cancelled")
+        await self.hooks.session_ending("fork", None)
         result = await self._navigator.fork(entry_id)
         await self.hooks.session_replaced("fork", previous)
         return result
@@ -594,6 +595,7 @@ class AgentSession:
         previous = self.session_file
         if await self.hooks.before_fork(entry_id, "at"):
             raise Cancelled("Fork cancelled")
+        await self.hooks.session_ending("fork", None)
         result = await self._navigator.fork_at(entry_id)
         await self.hooks.session_replaced("fork", previous)
         return result
@@ -602,6 +604,7 @@ class AgentSession:
         previous = self.session_file
         if await self.hooks.before_fork(entry_id or self.session_manager.leaf_id or "", "at"):
             raise Cancelled("Clone cancelled")
+        await self.hooks.session_ending("fork", None)
         result = await self._navigator.clone(entry_id)
         await self.hooks.session_replaced("fork", previous)
         return result
@@ -611,6 +614,7 @@ class AgentSession:
         previous = self.session_file
         if await self.hooks.before_switch("new", None):
             raise Cancelled("New session cancelled")
+        await self.hooks.session_ending("new", None)
         result = await self._navigator.new_session()
         await self.hooks.session_replaced("new", previous)
         return result
@@ -620,6 +624,7 @@ class AgentSession:
         previous = self.session_file
         if await self.hooks.before_switch("resume", path):
             raise Cancelled("Session switch cancelled")
+        await self.hooks.session_ending("resume", path)
         await self._navigator.open_file(path)
         await self._models.restore_from_session()
         await self.hooks.session_replaced("resume", previous)

@@ -148,6 +148,12 @@ class SessionHooks:
         """A result stands in for running the command locally; None runs it."""
         return None
 
+    async def session_ending(
+        self, reason: Literal["new", "resume", "fork"], target_session_file: str | None
+    ) -> None:
+        """Before /new, /resume, /fork or /clone replaces the session file (after the gates said yes)."""
+        return None
+
     async def session_replaced(
         self, reason: Literal["new", "resume", "fork"], previous_session_file: str | None
     ) -> None:

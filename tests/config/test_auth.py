@@ -152,3 +152,14 @@ def test_command_timeout(monkeypatch):
     assert (
         resolve_config_value("!sleep 5; echo late") is None
     )  # "late" would be the value without the timeout
+
+
+def test_config_values_interpolate_the_environment_as_pi_16(monkeypatch):
+    monkeypatch.setenv("PI_TEST_KEY", "sk-123")
+    monkeypatch.delenv("PI_TEST_UNSET", raising=False)
+    assert resolve_config_value("$PI_TEST_KEY") == "sk-123"
+    assert resolve_config_value("Bearer ${PI_TEST_KEY}") == "Bearer sk-123"
+    assert resolve_config_value("$PI_TEST_UNSET") is None  # nothing left: no key
+    assert resolve_config_value("cost$$5 $!x") == "cost$5 !x"
+    assert resolve_config_value("PI_TEST_KEY") == "sk-123"  # pi 0.73's bare name still works
+    assert resolve_config_value("literal-key") == "literal-key"

@@ -209,6 +209,7 @@ async def test_permission_gate_confirm_dialog_in_the_app(tmp_path, faux):
         project, tmp_path / "agent", model=faux_model(), settings=settings, auth=auth, model_registry=registry,
         tools=["bash"],
     )  # fmt: skip
+    runner.bind(session)  # as startup does; the app sets mode "tui" and its ctx.ui
     faux.enqueue(faux_tool("bash", {"command": "rm -rf data"}), faux_text("ok, left it alone"))
     app = make_app(session, extensions=runner)
     async with app.run_test(size=SIZE) as pilot:

@@ -463,3 +463,27 @@ async def test_session_lifecycle_events_over_compaction_tree_fork_and_resume(tmp
         ("session_shutdown", "new"),
         ("session_start", "new"),
     ]
+
+
+async def test_context_handlers_work_on_copies(tmp_path, faux):
+    ext = write_ext(
+        tmp_path / "exts",
+        "mutate.py",
+        """
+        from pi_app.ai.types import TextContent
+
+        def register(pi):
+            def context(event, ctx):
+                for m in event.messages:
+                    if m.role == "user":
+                        m.content = [TextContent(text="MUTATED")]
+                return {"messages": event.messages}
+            pi.on("context", context)
+        """,
+    )
+    session, _, _ = await session_with(tmp_path, ext)
+    script = Script(faux, faux_text("ok"))
+    await session.prompt("original")
+    assert texts(script.agent_requests[0].messages)[-1] == "user:MUTATED"  # the request saw the rewrite
+    user = next(m for m in session.messages if m.role == "user")
+    assert user.content[0].text == "original"  # the session did not
