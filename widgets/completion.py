@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,9 +44,16 @@ class DefaultCompletionProvider:
     """Slash commands at the start of the first line, ``@path`` fuzzy-ish file search, Tab paths."""
 
     def __init__(
-        self, commands: list[SlashCommand], cwd: str | Path, max_items: int = 20, file_index: Any = None
+        self,
+        commands: list[SlashCommand],
+        cwd: str | Path,
+        max_items: int = 20,
+        file_index: Any = None,
+        arguments: Callable[[str, str], list[str]] | None = None,
     ) -> None:
         self.commands = commands
+        # (command name, argument prefix) -> argument values: extension commands' completions
+        self.arguments = arguments
         self.cwd = Path(cwd)
         self.max_items = max_items
         # A FileIndex (pi_app.tools.file_index) for fuzzy ``@`` search over the whole project; until it is
@@ -63,6 +71,11 @@ class DefaultCompletionProvider:
                 if c.name.lower().startswith(query)
             ]
             return Completions(items[: self.max_items], line_before_cursor) if items else None
+        if at_line_start and line_before_cursor.startswith("/") and self.arguments is not None:
+            name, _, prefix = line_before_cursor[1:].partition(" ")
+            values = self.arguments(name, prefix)
+            items = [CompletionItem(v, v) for v in values[: self.max_items]]
+            return Completions(items, prefix) if items else None
         word = line_before_cursor.split(" ")[-1] if line_before_cursor else ""
         if word.startswith("@"):
             index = self.file_index

@@ -380,8 +380,12 @@ class PiApp(App[None]):
         index = self.file_index
         if index is None or index.root != self.session.cwd:
             index = self.file_index = FileIndex(self.session.cwd).start()
+        runner = self.options.extensions
         self.editor.completion = DefaultCompletionProvider(
-            completion_commands(self.session), self.session.cwd, file_index=index
+            completion_commands(self.session),
+            self.session.cwd,
+            file_index=index,
+            arguments=runner.command_completions if runner is not None else None,
         )
 
     @work(thread=True, exit_on_error=False, group="warmup")

@@ -487,3 +487,26 @@ async def test_context_handlers_work_on_copies(tmp_path, faux):
     assert texts(script.agent_requests[0].messages)[-1] == "user:MUTATED"  # the request saw the rewrite
     user = next(m for m in session.messages if m.role == "user")
     assert user.content[0].text == "original"  # the session did not
+
+
+async def test_command_argument_completion_reaches_the_editor(tmp_path):
+    from widgets.completion import DefaultCompletionProvider, SlashCommand
+
+    ext = write_ext(
+        tmp_path / "exts",
+        "deploy.py",
+        """
+        def register(pi):
+            envs = ["dev", "staging", "prod"]
+            pi.register_command("deploy", lambda a, c: None,
+                                get_argument_completions=lambda prefix: [e for e in envs if e.startswith(prefix)])
+        """,
+    )
+    _, runner, _ = await session_with(tmp_path, ext)
+    provider = DefaultCompletionProvider(
+        [SlashCommand("deploy")], tmp_path, arguments=runner.command_completions
+    )
+    found = provider.get_completions("/deploy st", at_line_start=True, force=False)
+    assert found is not None and [i.value for i in found.items] == ["staging"] and found.prefix == "st"
+    assert provider.get_completions("/deploy x", at_line_start=True, force=False) is None
+    assert [i.value for i in provider.get_completions("/dep", True, False).items] == ["/deploy"]
