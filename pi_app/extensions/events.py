@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pi_app.agent.tool import ToolContent
 from pi_app.ai.types import ImageContent, Model
 from pi_app.session.hooks import (
+    CompactDecision,
     CompactionOverride,
     ForkPosition,
     InputSource,
     ShutdownReason,
     StartReason,
     SwitchReason,
+    TreeDecision,
     TreePreparation,
 )
 
@@ -112,10 +114,7 @@ class SessionBeforeCompactEvent:
     signal: AbortSignal | None
 
 
-@dataclass(slots=True)
-class SessionBeforeCompactResult:
-    cancel: bool = False
-    compaction: CompactionOverride | None = None
+SessionBeforeCompactResult = CompactDecision  # cancel, or supply your own summary
 
 
 @dataclass(slots=True)
@@ -134,14 +133,7 @@ class SessionBeforeTreeEvent:
     signal: AbortSignal | None = None
 
 
-@dataclass(slots=True)
-class SessionBeforeTreeResult:
-    cancel: bool = False
-    summary: str | None = None
-    details: Any = None
-    custom_instructions: str | None = None
-    replace_instructions: bool | None = None
-    label: str | None = None
+SessionBeforeTreeResult = TreeDecision  # cancel, a summary, or other summarisation options
 
 
 @dataclass(slots=True)
