@@ -8,7 +8,6 @@ stderr and exits non-zero.
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 import unicodedata
@@ -574,8 +573,8 @@ def process_file_args(file_args: list[str], cwd: str) -> tuple[str, list[ImageCo
 
     Text files are inlined as ``<file name="ABS">\\ncontent\\n</file>\\n``; images (detected by their magic
     bytes) are attached as base64 with an empty ``<file name="ABS"></file>\\n`` reference; empty files are
-    skipped. A missing or unreadable file raises CliError naming it. Images are not resized (pi shrinks
-    them to 2000x2000; that needs an image library this port does not ship).
+    skipped. A missing or unreadable file raises CliError naming it. Images are resized to pi's limits
+    (``pi_app.tools.images``); the note of a resized or refused image goes inside its ``<file>`` reference.
     """
     from pi_app.ai.types import ImageContent  # deferred: pydantic import is slow for --version
 
@@ -596,8 +595,14 @@ def process_file_args(file_args: list[str], cwd: str) -> tuple[str, list[ImageCo
             continue
         mime = sniff_image_mime(data[:16])
         if mime:
-            images.append(ImageContent(data=base64.b64encode(data).decode("ascii"), mimeType=mime))
-            text += f'<file name="{path}"></file>\n'
+            from pi_app.tools.images import ImageRefused, prepare_image
+
+            prepared = prepare_image(data, mime)
+            if isinstance(prepared, ImageRefused):
+                text += f'<file name="{path}">{prepared.message}</file>\n'
+                continue
+            images.append(ImageContent(data=prepared.data, mimeType=prepared.mime))
+            text += f'<file name="{path}">{"".join(prepared.hints)}</file>\n'
             continue
         try:
             content = data.decode("utf-8")

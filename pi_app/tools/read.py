@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import errno
 import os
 import stat
@@ -22,9 +21,8 @@ from pi_app.tools.truncate import format_size
 
 IMAGE_SNIFF_BYTES = 4100
 READ_CHUNK = 1 << 20
-#: Images are sent whole (nothing here can shrink them); past this size the file is refused, not loaded.
+#: Past this size an image file is refused, not loaded (resizing happens after loading).
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
-NOT_RESIZED_NOTE = "[Image sent at its original size: no image library is available to resize it.]"
 
 
 def sniff_image_mime(head: bytes) -> str | None:
@@ -37,6 +35,8 @@ def sniff_image_mime(head: bytes) -> str | None:
         return "image/gif"
     if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
         return "image/webp"
+    if head.startswith(b"BM") and len(head) >= 26:
+        return "image/bmp"  # converted to PNG before it is sent
     return None
 
 
@@ -165,12 +165,25 @@ class ReadTool(AgentTool):
         )
         check_abort(signal)
         if isinstance(loaded, _Image):
-            note = f"Read image file [{loaded.mime}]"
-            if self.options.auto_resize_images:
-                note += "\n" + NOT_RESIZED_NOTE
-            image = ImageContent(data=base64.b64encode(loaded.data).decode("ascii"), mimeType=loaded.mime)
-            return AgentToolResult(content=[TextContent(text=note), image])
+            return await self._read_image(loaded, signal)
         return AgentToolResult(**self._read_text(path, loaded, offset, start, limit))
+
+    async def _read_image(self, loaded: _Image, signal: AbortSignal | None) -> AgentToolResult:
+        """pi's text and image block: converted and resized as the settings say (in a worker thread)."""
+        import asyncio
+
+        from pi_app.tools.images import ImageRefused, prepare_image
+
+        auto = self.options.auto_resize_images
+        prepared = await asyncio.to_thread(prepare_image, loaded.data, loaded.mime, auto_resize=auto)
+        check_abort(signal)
+        if isinstance(prepared, ImageRefused):
+            return AgentToolResult(
+                content=[TextContent(text=f"Read image file [{loaded.mime}]\n{prepared.message}")]
+            )
+        note = "\n".join([f"Read image file [{prepared.mime}]", *prepared.hints])
+        image = ImageContent(data=prepared.data, mimeType=prepared.mime)
+        return AgentToolResult(content=[TextContent(text=note), image])
 
     def _read_text(
         self, path: str, scan: TextScan, offset: int | None, start: int, limit: int | None

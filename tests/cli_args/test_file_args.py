@@ -12,9 +12,6 @@ from pi_app.ai.types import ImageContent
 from pi_app.cli_args import CliError, process_file_args, sniff_image_mime
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
-JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 16
-GIF = b"GIF89a" + b"\x00" * 10
-WEBP = b"RIFF\x10\x00\x00\x00WEBPVP8 " + b"\x00" * 8
 
 
 def test_text_file_is_inlined(tmp_path: Path) -> None:
@@ -37,14 +34,29 @@ def test_several_files_in_order_and_empty_skipped(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize(("data", "mime"), [(PNG, "image/png"), (JPEG, "image/jpeg"), (GIF, "image/gif"),
-                                            (WEBP, "image/webp")])  # fmt: skip
-def test_image_is_attached_by_magic_bytes(tmp_path: Path, data: bytes, mime: str) -> None:
+@pytest.mark.parametrize(("fmt", "mime"), [("PNG", "image/png"), ("JPEG", "image/jpeg"), ("GIF", "image/gif"),
+                                          ("WEBP", "image/webp")])  # fmt: skip
+def test_image_is_attached_by_magic_bytes(tmp_path: Path, fmt: str, mime: str) -> None:
+    from PIL import Image
+
     f = tmp_path / "shot.dat"  # extension deliberately wrong
-    f.write_bytes(data)
+    Image.new("RGB", (8, 6), (200, 10, 10)).save(f, fmt)
+    data = f.read_bytes()
+    assert sniff_image_mime(data[:16]) == mime
     text, images = process_file_args(["shot.dat"], str(tmp_path))
     assert text == f'<file name="{f}"></file>\n'
     assert images == [ImageContent(data=base64.b64encode(data).decode(), mimeType=mime)]
+
+
+def test_large_image_is_resized_and_a_broken_one_is_refused(tmp_path: Path) -> None:
+    from PIL import Image
+
+    Image.new("RGB", (2400, 1200), (0, 90, 200)).save(tmp_path / "big.png")
+    text, images = process_file_args(["big.png"], str(tmp_path))
+    assert "[Image: original 2400x1200, displayed at 2000x1000." in text and len(images) == 1
+    (tmp_path / "broken.png").write_bytes(PNG)
+    text, images = process_file_args(["broken.png"], str(tmp_path))
+    assert images == [] and "[Image omitted: could not be resized below the inline image size limit.]" in text
 
 
 def test_png_named_txt_still_image_and_text_named_png_is_text(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
 import base64
+import io
 import os
 import stat
 
@@ -17,7 +18,7 @@ from pi_app.tools import (
 )
 from pi_app.tools.ls import LsTool
 from pi_app.tools.paths import expand_path, resolve_read_path, resolve_to_cwd
-from pi_app.tools.read import NOT_RESIZED_NOTE, ReadTool
+from pi_app.tools.read import ReadTool
 from pi_app.tools.write import WriteTool
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 30
@@ -112,12 +113,10 @@ async def test_read_missing_file_is_node_enoent(tmp_path):
 )
 async def test_read_images_by_magic_bytes(tmp_path, data, mime):
     (tmp_path / "pic.bin").write_bytes(data)  # extension is irrelevant
-    r = await ReadTool(str(tmp_path)).execute("1", {"path": "pic.bin"})
-    assert r.content[0].text == f"Read image file [{mime}]\n{NOT_RESIZED_NOTE}"
-    assert r.content[1].type == "image" and r.content[1].mimeType == mime
-    assert base64.b64decode(r.content[1].data) == data
     r = await ReadTool(str(tmp_path), ToolOptions(auto_resize_images=False)).execute("1", {"path": "pic.bin"})
     assert r.content[0].text == f"Read image file [{mime}]"
+    assert r.content[1].type == "image" and r.content[1].mimeType == mime
+    assert base64.b64decode(r.content[1].data) == data
 
 
 async def test_read_abort(tmp_path):
@@ -193,3 +192,45 @@ async def test_ls_byte_limit(tmp_path):
     r = await LsTool(str(tmp_path), opts).execute("1", {})
     # four 42-char names + 3 newlines = 171 bytes fit in 200; a fifth does not
     assert text_of(r) == "\n".join(f"{i:02d}" + "n" * 40 for i in range(4)) + "\n\n[200B limit reached]"
+
+
+def _picture(tmp_path, name: str, size: tuple[int, int], fmt: str) -> bytes:
+    from PIL import Image
+
+    image = Image.new("RGB", size)
+    image.putdata(
+        [((x * 7) % 256, (y * 3) % 256, (x ^ y) % 256) for y in range(size[1]) for x in range(size[0])]
+    )
+    image.save(tmp_path / name, fmt)
+    return (tmp_path / name).read_bytes()
+
+
+async def test_read_resizes_large_images_as_pi(tmp_path):
+    from PIL import Image
+
+    data = _picture(tmp_path, "big.png", (3000, 1500), "PNG")
+    r = await ReadTool(str(tmp_path)).execute("1", {"path": "big.png"})
+    note, image = r.content
+    assert note.text.startswith("Read image file [image/")
+    assert note.text.endswith(
+        "[Image: original 3000x1500, displayed at 2000x1000. Multiply coordinates by 1.50 to map to original image.]"
+    )
+    shown = Image.open(io.BytesIO(base64.b64decode(image.data)))
+    assert shown.size == (2000, 1000) and len(image.data) < 4.5 * 1024 * 1024
+    small = _picture(tmp_path, "small.png", (40, 30), "PNG")
+    r = await ReadTool(str(tmp_path)).execute("1", {"path": "small.png"})
+    assert r.content[0].text == "Read image file [image/png]" and base64.b64decode(r.content[1].data) == small
+    assert data != small
+
+
+async def test_read_converts_bmp_and_refuses_broken_images(tmp_path):
+    _picture(tmp_path, "pic.bmp", (20, 10), "BMP")
+    r = await ReadTool(str(tmp_path)).execute("1", {"path": "pic.bmp"})
+    assert r.content[0].text == "Read image file [image/png]\n[Image converted from image/bmp to image/png.]"
+    assert r.content[1].mimeType == "image/png"
+    (tmp_path / "broken.png").write_bytes(PNG[:8] + b"garbage" * 10)
+    r = await ReadTool(str(tmp_path)).execute("1", {"path": "broken.png"})
+    assert r.content[0].text == (
+        "Read image file [image/png]\n[Image omitted: could not be resized below the inline image size limit.]"
+    )
+    assert len(r.content) == 1
