@@ -26,7 +26,7 @@ class ToolOptions:
     shell_command_prefix: str | None = None
     #: pi's ``shellPath`` setting; None = /bin/bash, then bash on PATH, then sh.
     shell_path: str | None = None
-    #: pi's ``images.autoResize``. No image library is bundled, so images are always sent as they are.
+    #: pi's ``images.autoResize``: shrink images to 2000x2000 / 4.5 MiB before they are sent (tools/images.py).
     auto_resize_images: bool = True
     #: Prepended to PATH for bash (pi puts ``~/.pi/agent/bin`` there). None = derive from the environment.
     bin_dir: str | None = None
