@@ -191,7 +191,9 @@ class BeforeAgentStartResult:
 
 @dataclass(slots=True)
 class ContextEvent:
-    """Before each model request: ``messages`` is a copy the handler may rewrite and return."""
+    """Before each model request: ``messages`` is a new list of the session's own message objects. Return
+    a list to send instead; to change a message, put ``m.model_copy(update={...})`` in its place — never
+    assign to ``m``'s fields, which would change the session itself."""
 
     type: ClassVar[str] = "context"
     messages: list[AgentMessage]

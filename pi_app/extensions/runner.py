@@ -645,10 +645,9 @@ class ExtensionRunner(SessionHooks):
             if inner is not None:
                 result = inner(messages, signal)
                 messages = await result if inspect.isawaitable(result) else result
-            handlers = list(self._index.get("context", ()))
-            if handlers:  # handlers get copies: reassigning a message's fields never reaches the session
-                messages = [m.model_copy() for m in messages]
-            for ext, handler in handlers:
+            # A new list of the session's own message objects: copying every message on every request
+            # would cost O(session) per turn, so handlers replace messages rather than change them.
+            for ext, handler in list(self._index.get("context", ())):
                 ok, result = await self._call(ext, handler, ev.ContextEvent(list(messages)), "context")
                 new = _get(result, "messages") if ok and result is not None else None
                 if isinstance(new, list):

@@ -465,7 +465,7 @@ async def test_session_lifecycle_events_over_compaction_tree_fork_and_resume(tmp
     ]
 
 
-async def test_context_handlers_work_on_copies(tmp_path, faux):
+async def test_context_handlers_replace_messages_without_touching_the_session(tmp_path, faux):
     ext = write_ext(
         tmp_path / "exts",
         "mutate.py",
@@ -474,10 +474,10 @@ async def test_context_handlers_work_on_copies(tmp_path, faux):
 
         def register(pi):
             def context(event, ctx):
-                for m in event.messages:
-                    if m.role == "user":
-                        m.content = [TextContent(text="MUTATED")]
-                return {"messages": event.messages}
+                return {"messages": [
+                    m.model_copy(update={"content": [TextContent(text="MUTATED")]}) if m.role == "user" else m
+                    for m in event.messages
+                ]}
             pi.on("context", context)
         """,
     )
