@@ -376,6 +376,12 @@ class ExtensionRunner(SessionHooks):
         )
 
     # ================================================================== SessionHooks
+    def may_handle(self, text: str) -> bool:
+        if self._index.get("input"):
+            return True
+        name = text[1:].partition(" ")[0] if text.startswith("/") else None
+        return name is not None and any(invoked == name for invoked, _, _ in self._commands())
+
     def command_infos(self) -> list[dict[str, Any]]:
         out = []
         for name, ext, command in self._commands():

@@ -133,32 +133,32 @@ class RpcServer:
         except RpcError as exc:
             self.output(error_response(request_id, "prompt", str(exc)))
             return
-        # pi 1.6: "queued" while a run is going (the message waits as steer/followUp), else "started".
-        started = not self.session.is_streaming
-        disposition = "started" if started else "queued"
+        # pi 1.6: the response says what became of the prompt ("handled" by an extension, "queued" during a
+        # run, or "started") before any event of the run; the run ends with agent_settled. Without an
+        # extension that could consume it the answer is known now and goes out at once.
+        if self.session.hooks.may_handle(message):
+            self._spawn(self._run_prompt(request_id, message, images, behavior, acked=False))
+            return
+        disposition = "queued" if self.session.is_streaming else "started"
         self.output(success_response(request_id, "prompt", {"disposition": disposition}))
-        self._spawn(self._run_prompt(request_id, message, images, behavior, started))
+        self._spawn(self._run_prompt(request_id, message, images, behavior, acked=True))
 
     async def _run_prompt(
-        self, request_id: Any, message: str, images: Any, behavior: str | None, started: bool
+        self, request_id: Any, message: str, images: Any, behavior: str | None, *, acked: bool
     ) -> None:
+        def accepted(disposition: str) -> None:
+            self.output(success_response(request_id, "prompt", {"disposition": disposition}))
+
         try:
             await self.session.prompt(
-                message, images=images, streaming_behavior=_behavior(behavior), source="rpc"
+                message,
+                images=images,
+                streaming_behavior=_behavior(behavior),
+                source="rpc",
+                on_accepted=None if acked else accepted,
             )
         except Exception as exc:
             self.output(error_response(request_id, "prompt", str(exc) or type(exc).__name__))
-        if started:
-            self._settled()
-
-    def _settled(self) -> None:
-        """pi 1.6's ``agent_settled``: the run this prompt started, with its retries, compaction recovery
-        and queued messages, is over; nothing continues on its own."""
-        last = next(
-            (m for m in reversed(self.session.messages) if getattr(m, "role", None) == "assistant"), None
-        )
-        aborted = last is not None and getattr(last, "stopReason", None) == "aborted"
-        self.output({"type": "agent_settled", "aborted": aborted})
 
     # ------------------------------------------------------------------ lifecycle
     async def serve(self, chunks: AsyncIterator[bytes]) -> int:

@@ -45,6 +45,7 @@ from pi_app.session.results import Cancelled, CloneResult, ForkResult, NavigateR
 from pi_app.session.retry import RETRY_CANCELLED, is_retryable_error, retry_delay_ms
 from pi_app.session.run_state import RunState
 from pi_app.session.session_events import (
+    AgentSettledEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
     SessionEvent,
@@ -79,6 +80,7 @@ NO_MODEL_TEXT = (
     "Then use /model to select a model."
 )
 StreamingBehavior = Literal["steer", "followUp", "follow_up"]
+Disposition = Literal["handled", "queued", "started"]
 
 __all__ = ["BUSY_TEXT", "AgentSession", "NavigateResult"]
 
@@ -325,42 +327,58 @@ class AgentSession:
         images: list[ImageContent] | None = None,
         streaming_behavior: StreamingBehavior | None = None,
         source: InputSource = "interactive",
+        on_accepted: Callable[[Disposition], None] | None = None,
     ) -> None:
         """Send ``text`` (skill/template expanded); returns when the agent is done, retries included.
 
         As pi: an extension command (``/name args``) runs instead and the ``input`` hooks may transform or
         handle the text first. While busy the message is queued per ``streaming_behavior``; without one
         this raises pi's "already processing" error. Raises RuntimeError for a missing model or API key.
+        ``on_accepted`` hears pi 1.6's disposition (``handled``, ``queued`` or ``started``) before any event
+        of the run.
         """
+        accepted = on_accepted or (lambda _disposition: None)
         if text.startswith("/") and await self.hooks.handle_command(text):
+            accepted("handled")
             return
         decision = await self.hooks.input(text, images, source, streaming_behavior)
         if decision.handled:
+            accepted("handled")
             return
         text, images = decision.text, decision.images
         expanded = self._expand(text)
         if self.is_streaming:
             if streaming_behavior is None:
                 raise RuntimeError(BUSY_TEXT)
+            accepted("queued")
             if streaming_behavior in ("followUp", "follow_up"):
                 await self._queue_input(expanded, images, follow_up=True)
             else:
                 await self._queue_input(expanded, images, follow_up=False)
             return
         message = UserMessage(content=[TextContent(text=expanded), *(images or [])])
-        await self._start_run(message, expanded, images)
+        await self._start_run(message, expanded, images, accepted)
 
     async def _start_run(
-        self, message: AgentMessage, prompt_text: str | None, images: list[ImageContent] | None
+        self,
+        message: AgentMessage,
+        prompt_text: str | None,
+        images: list[ImageContent] | None,
+        accepted: Callable[[Disposition], None] | None = None,
     ) -> None:
-        """One prompt's whole life: key check, pre-prompt compaction, ``before_agent_start``, the runs."""
+        """One prompt's whole life: key check, pre-prompt compaction, ``before_agent_start``, the runs, then
+        ``agent_settled`` (pi 1.6) once nothing continues on its own."""
         self._run.begin()
+        ran = False
         try:
             model = self.model
             if model is None:
                 raise RuntimeError(NO_MODEL_TEXT)
             if not await self.model_registry.get_api_key(model):
                 raise RuntimeError(self._missing_key_text(model))
+            if accepted is not None:
+                accepted("started")
+            ran = True
             self._shell.flush_pending()
             last = self._last_assistant()
             if last is not None:
@@ -378,6 +396,9 @@ class AgentSession:
         finally:
             self._shell.flush_pending()
             self._run.end()
+            if ran:
+                last = self._last_message_if_assistant()
+                await self._emit(AgentSettledEvent(aborted=last is not None and last.stopReason == "aborted"))
 
     async def send_custom_message(
         self, message: CustomMessage, *, trigger_turn: bool = False, follow_up: bool = False

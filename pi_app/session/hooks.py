@@ -89,6 +89,10 @@ class SessionHooks:
         """``/name args`` of a registered command: run it and return True; anything else False."""
         return False
 
+    def may_handle(self, text: str) -> bool:
+        """Could a command or ``input`` hook consume ``text``? (Front ends that answer at once ask first.)"""
+        return False
+
     def command_infos(self) -> Sequence[dict[str, Any]]:
         """Registered commands in RPC ``get_commands`` shape (name, description, source, location, path)."""
         return ()

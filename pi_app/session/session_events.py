@@ -147,6 +147,18 @@ class ModelSelectEvent:
         }
 
 
+@dataclass(slots=True)
+class AgentSettledEvent:
+    """pi 1.6: a prompt's run is over — retries, compaction recovery and queued messages included; nothing
+    continues on its own. ``aborted`` when it ended by an abort."""
+
+    type: ClassVar[str] = "agent_settled"
+    aborted: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "aborted": self.aborted}
+
+
 # The events AgentSession adds (pi's AgentSessionEvent minus the agent's own).
 SessionOnlyEvent = (
     CompactionStartEvent
@@ -157,6 +169,7 @@ SessionOnlyEvent = (
     | SessionInfoChangedEvent
     | ThinkingLevelChangedEvent
     | ModelSelectEvent
+    | AgentSettledEvent
 )
 
 # Everything a session listener receives: the agent's events and the session's own.
@@ -182,5 +195,6 @@ WIRE_EVENT_TYPES = frozenset(
         "queue_update",
         "session_info_changed",
         "thinking_level_changed",
+        "agent_settled",  # pi 1.6
     }
 )

@@ -82,7 +82,7 @@ async def test_dialog_round_trip_blocks_a_tool_call(tmp_path, faux):
 
 async def test_timeouts_cancellation_fire_and_forget_and_unsupported_calls(tmp_path, faux):
     driver, runner = await _server(tmp_path, faux)
-    driver.send({"type": "prompt", "message": "/ask"})
+    ask_id = driver.send({"type": "prompt", "message": "/ask"})
     select = await driver.wait_for(lambda r: r.get("method") == "select")
     assert select["options"] == ["a", "b"] and select["timeout"] == 50  # nobody answers: it times out
     ask = await driver.wait_for(lambda r: r.get("method") == "input")
@@ -102,3 +102,5 @@ async def test_timeouts_cancellation_fire_and_forget_and_unsupported_calls(tmp_p
     assert (widget["widgetLines"], widget["widgetPlacement"]) == (["line 1", "line 2"], "belowEditor")
     error = next(r for r in driver.out.records if r.get("type") == "extension_error")
     assert error["event"] == "command:ask" and "list of text lines" in error["error"]
+    assert (await driver.response(ask_id))["data"] == {"disposition": "handled"}  # pi 1.6: no run started
+    assert not any(r.get("type") == "agent_settled" for r in driver.out.records)

@@ -235,7 +235,7 @@ def test_json_mode_survives_an_edited_file_with_byte_0xff(tmp_path):
     assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr.decode()
     assert (env.project / "bad.txt").read_bytes() == b"bye \xff world\n"  # the byte itself is kept
     records = _records(result.stdout)
-    assert records[-1]["type"] == "agent_end"
+    assert [r["type"] for r in records[-2:]] == ["agent_end", "agent_settled"]
     read_result = [r for r in records if r["type"] == "tool_execution_end"][-1]["result"]
     assert "bye \ufffd world" in json.dumps(read_result, ensure_ascii=False)
     edit_end = next(r for r in records if r["type"] == "tool_execution_end")

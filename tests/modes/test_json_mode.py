@@ -23,7 +23,8 @@ def test_json_event_sequence_with_a_tool_call(tmp_path, loopback):
     header = records[0]
     assert header["type"] == "session" and header["version"] == 3 and header["cwd"] == str(env.project)
     types = [r["type"] for r in records[1:]]
-    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    # pi 1.6: agent_settled closes the prompt's run, after its agent_end
+    assert types[0] == "agent_start" and types[-2:] == ["agent_end", "agent_settled"]
     assert types.count("agent_start") == 1 and types.count("turn_start") == 2 and types.count("turn_end") == 2
     core = [t for t in types if t not in ("message_update", "tool_execution_update")]
     user_start = next(
@@ -43,7 +44,8 @@ def test_json_event_sequence_with_a_tool_call(tmp_path, loopback):
     assert updates and all("assistantMessageEvent" in u and "id" not in u for u in updates)
     final = [r for r in records if r["type"] == "message_end" and r["message"]["role"] == "assistant"][-1]
     assert final["message"]["content"][0] == {"type": "text", "text": "done"}
-    assert records[-1]["type"] == "agent_end" and records[-1]["messages"]
+    assert records[-2]["type"] == "agent_end" and records[-2]["messages"]
+    assert records[-1] == {"type": "agent_settled", "aborted": False}
     # every line is compact JSON on its own line; the header id names the session file
     assert all("\n" not in line for line in result.stdout.splitlines())
     assert list((env.agent_dir / "sessions").rglob(f"*_{header['id']}.jsonl"))
