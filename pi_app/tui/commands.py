@@ -87,7 +87,29 @@ async def _copy(app: AppContext, arg: str) -> None:
     await app.copy_text(text, "Copied last agent message to clipboard")
 
 
+NOTHING_BEFORE_LAST_EXCHANGE = (
+    "Nothing to compact yet: /compact keeps the last exchange, and there is nothing before it to summarise"
+)
+
+
+def manual_compaction_refusal(session: AgentSession) -> str | None:
+    """Why a manual /compact would have nothing to do, said before any request (None: it can go ahead)."""
+    from pi_app.session.compaction.cut_point import prepare_manual_compaction
+
+    path = [e if isinstance(e, dict) else e.data for e in session.session_manager.get_branch()]
+    if not any(e.get("type") == "message" for e in path):
+        return None  # the app's own "no messages yet" applies
+    if path[-1].get("type") == "compaction":
+        return "Already compacted: nothing new since the last compaction"
+    keep = session.settings.settings.compaction.keepRecentTokens
+    return NOTHING_BEFORE_LAST_EXCHANGE if prepare_manual_compaction(path, keep) is None else None
+
+
 async def _compact(app: AppContext, arg: str) -> None:
+    refusal = None if app.session.is_streaming else manual_compaction_refusal(app.session)
+    if refusal is not None:
+        await app.show_status(refusal, "warning")
+        return
     await app.run_compaction(arg.strip() or None)
 
 
