@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingsMap, BindingType
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
 import themes
@@ -28,7 +28,7 @@ from pi_app.tui.dialogs import Dialogs
 from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.key_actions import KeyActions
-from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
+from pi_app.tui.keybindings import UNBOUND, apply_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.screens.settings import ThemeSelectScreen
 from pi_app.tui.selection import MessageSelection
@@ -566,22 +566,16 @@ class PiApp(App[None]):
         return True
 
     def hotkeys_text(self) -> str:
-        """The shortcut list, generated from the bindings in effect (the keymap applied)."""
-        keymap = keymap_of(self.key_overrides)
-        rows: list[tuple[str, str]] = []
-        seen: set[str] = set()
-        tables = (  # the app's keys, the conversation's own selection keys, the editor's
-            effective_bindings(type(self), keymap),
-            BindingsMap(Conversation.BINDINGS).key_to_bindings,
-            effective_bindings(type(self.editor), keymap),
+        """pi's curated shortcut list, generated from the bindings in effect (see pi_app.tui.hotkeys)."""
+        from pi_app.tui.hotkeys import build_sections, format_sections
+        from widgets.tree.screen import TreeBrowserScreen
+
+        sections = build_sections(
+            type(self),
+            type(self.editor),
+            self.editor.key_actions,
+            keymap_of(self.key_overrides),
+            transcript_bindings=Conversation.BINDINGS,
+            tree_bindings=TreeBrowserScreen.BINDINGS,
         )
-        for table in tables:
-            for key, bindings in table.items():
-                for binding in bindings:
-                    if not binding.description or key in seen:
-                        continue
-                    seen.add(key)
-                    rows.append((self.get_key_display(binding), binding.description))
-        width = max((len(k) for k, _ in rows), default=0)
-        lines = ["Keyboard Shortcuts", ""] + [f"{k:<{width}}  {d}" for k, d in rows]
-        return "\n".join(lines)
+        return format_sections(sections)
