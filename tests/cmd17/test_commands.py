@@ -75,7 +75,8 @@ async def test_thinking_on_a_model_without_reasoning(project: Path, faux) -> Non
         assert not isinstance(app.screen, ChoiceScreen)
 
 
-async def test_scoped_models_saves_enabled_models_and_ctrl_p_cycles_them(project: Path, faux) -> None:
+def local_registry(project: Path):
+    """A registry whose only provider is a models.json entry with a key: three usable models."""
     from pi_app.session.config import AuthStorage, ModelRegistry
 
     agent_dir = project.parent / "agent"
@@ -91,7 +92,11 @@ async def test_scoped_models_saves_enabled_models_and_ctrl_p_cycles_them(project
         }
     }
     (agent_dir / "models.json").write_text(json.dumps(models))
-    registry = ModelRegistry(AuthStorage.in_memory(), agent_dir / "models.json")
+    return ModelRegistry(AuthStorage.in_memory(), agent_dir / "models.json")
+
+
+async def test_scoped_models_saves_enabled_models_and_ctrl_p_cycles_them(project: Path, faux) -> None:
+    registry = local_registry(project)
     session = await make_session(project, model=registry.find("local", "m-a"), model_registry=registry)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
@@ -265,3 +270,41 @@ async def test_hotkeys_follow_keybindings_json(project: Path, faux) -> None:
         lines = last_text(app).splitlines()
         assert next(ln for ln in lines if "Next model" in ln).split()[0] == "ctrl+n"
         assert next(ln for ln in lines if "Send message" in ln).split()[0] == "ctrl+s"
+
+
+async def test_first_run_names_the_agent_dir_and_model_lists_what_each_provider_needs(
+    project: Path, faux, monkeypatch, tmp_path
+) -> None:
+    from widgets.no_model import NoModelPanel
+
+    agent = tmp_path / "custom-agent"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    session = await make_session(project, model=None)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        [panel] = app.query(NoModelPanel)
+        assert f"`{agent}/models.json`" in panel.text and f"`{agent}/auth.json`" in panel.text
+        assert "sign in with a subscription" not in panel.text
+        assert "not available here yet" in panel.text
+        await send(app, "/model")
+        await wait_for(pilot, lambda: "No model has credentials yet" in last_text(app), "the /model hint")
+        text = last_text(app)
+        assert "anthropic" in text and "ANTHROPIC_API_KEY (or ANTHROPIC_OAUTH_TOKEN), or /login anthropic" in text
+        assert "OPENAI_API_KEY, or /login openai" in text
+        assert app.screen is app.screen_stack[0]  # no selector full of models that would fail
+
+
+async def test_model_selector_offers_only_models_with_credentials(project: Path, faux) -> None:
+    from pi_app.tui.screens.model_select import ModelSelectScreen
+
+    registry = local_registry(project)
+    registry.auth.set_runtime_api_key("anthropic", "sk-test")  # one built-in provider has a key too
+    session = await make_session(project, model=registry.find("local", "m-a"), model_registry=registry)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, "/model")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelSelectScreen), "the selector")
+        assert {m.provider for m in app.screen.models} == {"local", "anthropic"}
+        assert len(registry.get_all()) > len(app.screen.models)
+        assert app.screen.models == registry.get_available()
+        assert all(registry.get_api_key_sync(m) for m in app.screen.models)
