@@ -289,7 +289,10 @@ async def test_first_run_names_the_agent_dir_and_model_lists_what_each_provider_
         await send(app, "/model")
         await wait_for(pilot, lambda: "No model has credentials yet" in last_text(app), "the /model hint")
         text = last_text(app)
-        assert "anthropic" in text and "ANTHROPIC_API_KEY (or ANTHROPIC_OAUTH_TOKEN), or /login anthropic" in text
+        assert (
+            "anthropic" in text
+            and "ANTHROPIC_API_KEY (or ANTHROPIC_OAUTH_TOKEN), or /login anthropic" in text
+        )
         assert "OPENAI_API_KEY, or /login openai" in text
         assert app.screen is app.screen_stack[0]  # no selector full of models that would fail
 
