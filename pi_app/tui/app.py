@@ -129,7 +129,7 @@ class PiApp(App[None]):
         self._header: StartupHeader | None = None
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
-        self.chat = Conversation(home=self.home, id="chat")
+        self.chat = Conversation(home=self.home, clock=self.options.clock, id="chat")
         self.bridge = EventBridge(self.chat, self)
         self.queue_area = QueueArea(id="queue")
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")

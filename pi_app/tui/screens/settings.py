@@ -46,6 +46,13 @@ SETTING_ROWS: list[SettingRow] = [
 ]
 
 
+LABEL_WIDTH = max(len(row.label) for row in SETTING_ROWS) + 2  # the longest label keeps a gap to its value
+
+
+def setting_label(row: SettingRow) -> str:
+    return f"{row.label:<{LABEL_WIDTH}}"
+
+
 def read_setting(settings: Any, key: str) -> Any:
     value: Any = settings.settings
     for part in key.split("."):
@@ -109,7 +116,7 @@ class SettingsScreen(ModalScreen[None]):
         rows = [
             Option(
                 Content.assemble(
-                    f"{row.label:<24}", Content.styled(show_value(self._value(row)), "$pi-accent")
+                    setting_label(row), Content.styled(show_value(self._value(row)), "$pi-accent")
                 )
             )
             for row in SETTING_ROWS
