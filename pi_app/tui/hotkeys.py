@@ -134,9 +134,9 @@ def build_sections(
             if b.id and key != UNBOUND:
                 by_id.setdefault(b.id, []).append(b)
     for ident, description in EDITOR_ROWS:
-        keys = _keys(by_id.get(ident, []), taken)
-        if keys:
-            editor_rows.append((keys, description))
+        shown = _keys(by_id.get(ident, []), taken)
+        if shown:
+            editor_rows.append((shown, description))
 
     tree = _by_action(tree_bindings, {})
     tree_rows = [(_keys(tree[action]), text) for action, text in TREE_ROWS if action in tree]

@@ -26,7 +26,7 @@ class ScopedModelsScreen(ModalScreen[list[str] | None]):
     BINDINGS = [
         Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
         Binding("enter", "save", "Save", show=False, priority=True),
-        Binding("space", "toggle", "Toggle", show=False, priority=True),
+        Binding("space", "toggle_model", "Toggle", show=False, priority=True),
         Binding("ctrl+a", "all(True)", "Enable all", show=False, priority=True),
         Binding("ctrl+x", "all(False)", "Clear all", show=False, priority=True),
         Binding("alt+up", "reorder(-1)", "Move up", show=False, priority=True),
@@ -78,7 +78,7 @@ class ScopedModelsScreen(ModalScreen[list[str] | None]):
     def _current(self) -> int:
         return self.query_one(OptionList).highlighted or 0
 
-    def action_toggle(self) -> None:
+    def action_toggle_model(self) -> None:
         if not self.order:
             return
         key = self.order[self._current()]
@@ -98,7 +98,7 @@ class ScopedModelsScreen(ModalScreen[list[str] | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()  # Enter is the save key; a click toggles
-        self.action_toggle()
+        self.action_toggle_model()
 
     def action_save(self) -> None:
         chosen = [k for k in self.order if k in self.enabled]
