@@ -311,3 +311,23 @@ async def test_model_selector_offers_only_models_with_credentials(project: Path,
         assert len(registry.get_all()) > len(app.screen.models)
         assert app.screen.models == registry.get_available()
         assert all(registry.get_api_key_sync(m) for m in app.screen.models)
+
+
+async def test_dialog_keys_typed_in_a_burst_apply_in_order(project: Path, faux) -> None:
+    """Space/down/enter typed faster than the app draws: a list key must not be handled after the priority
+    keys that followed it (seen in tmux: toggles landed on the wrong model, Enter chose the old level)."""
+    session = await make_session(project)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, "/thinking")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the thinking picker")
+        levels = session.available_thinking_levels()
+        start = levels.index(session.thinking_level)
+        await pilot.press("down", "down", "enter")
+        expected = levels[(start + 2) % len(levels)]
+        await wait_for(pilot, lambda: session.thinking_level == expected, "the level two rows down")
+        screen = ScopedModelsScreen(["p/a", "p/b", "p/c"], [])
+        app.push_screen(screen)
+        await wait_for(pilot, lambda: app.screen is screen, "the scoped models dialog")
+        await pilot.press("ctrl+x", "space", "down", "down", "space")
+        assert sorted(screen.enabled) == ["p/a", "p/c"]

@@ -18,11 +18,20 @@ from pi_app.tui.screens.model_select import DIALOG_CSS
 class ChoiceScreen(ModalScreen[str | None]):
     """``choices`` are (value, description); the current value is marked and highlighted first."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="ChoiceScreen")
+    # The list keeps its borderless look when focused (Textual's OptionList:focus rule is more specific).
+    DEFAULT_CSS = DIALOG_CSS.format(name="ChoiceScreen") + "ChoiceScreen OptionList:focus { border: none; }"
     BINDINGS = [
+        # All priority, so a burst (down, enter) is handled in the order typed.
         Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
+        Binding("up", "move(-1)", "Up", show=False, priority=True),
+        Binding("down", "move(1)", "Down", show=False, priority=True),
         Binding("enter", "choose", "Select", show=False, priority=True),
     ]
+
+    def action_move(self, delta: int) -> None:
+        options = self.query_one(OptionList)
+        if self.choices:
+            options.highlighted = ((options.highlighted or 0) + delta) % len(self.choices)
 
     def __init__(
         self, title: str, choices: list[tuple[str, str]], current: str | None = None, **kwargs: Any

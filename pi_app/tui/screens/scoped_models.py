@@ -22,9 +22,16 @@ HINT = "space toggle · ctrl+a all · ctrl+x none · alt+↑↓ reorder · enter
 
 
 class ScopedModelsScreen(ModalScreen[list[str] | None]):
-    DEFAULT_CSS = DIALOG_CSS.format(name="ScopedModelsScreen")
+    # The list keeps its borderless look when focused (Textual's OptionList:focus rule is more specific).
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="ScopedModelsScreen") + "ScopedModelsScreen OptionList:focus { border: none; }"
+    )
     BINDINGS = [
+        # Every key is a priority binding of the screen: a burst (space, down, space) is handled in the order
+        # typed (a non-priority list key would be handled after the priority ones that followed it).
         Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
+        Binding("up", "move(-1)", "Up", show=False, priority=True),
+        Binding("down", "move(1)", "Down", show=False, priority=True),
         Binding("enter", "save", "Save", show=False, priority=True),
         Binding("space", "toggle_model", "Toggle", show=False, priority=True),
         Binding("ctrl+a", "all(True)", "Enable all", show=False, priority=True),
@@ -77,6 +84,10 @@ class ScopedModelsScreen(ModalScreen[list[str] | None]):
 
     def _current(self) -> int:
         return self.query_one(OptionList).highlighted or 0
+
+    def action_move(self, delta: int) -> None:
+        if self.order:
+            self.query_one(OptionList).highlighted = (self._current() + delta) % len(self.order)
 
     def action_toggle_model(self) -> None:
         if not self.order:

@@ -74,7 +74,10 @@ def next_choice(row: SettingRow, value: Any) -> Any:
 
 
 class SettingsScreen(ModalScreen[None]):
-    DEFAULT_CSS = DIALOG_CSS.format(name="SettingsScreen")
+    # The list keeps its borderless look when focused (Textual's OptionList:focus rule is more specific).
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="SettingsScreen") + "SettingsScreen OptionList:focus { border: none; }"
+    )
     BINDINGS = [
         Binding("escape,ctrl+c", "close", "Close", priority=True),
         Binding("space", "activate", "Change", show=False),
@@ -168,7 +171,9 @@ class ThemeSelectScreen(ModalScreen[str | None]):
             super().__init__()
             self.theme = theme
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="ThemeSelectScreen")
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="ThemeSelectScreen") + "ThemeSelectScreen OptionList:focus { border: none; }"
+    )
     BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
 
     def __init__(self, original: str, **kwargs: Any) -> None:
