@@ -313,9 +313,18 @@ async def test_model_selector_offers_only_models_with_credentials(project: Path,
         assert all(registry.get_api_key_sync(m) for m in app.screen.models)
 
 
+def burst(app, *keys: str) -> None:
+    """Keys arriving together, as a terminal delivers a fast typist's input: all queued before any is handled
+    (Pilot.press would wait for each)."""
+    from textual import events
+
+    for key in keys:
+        app.post_message(events.Key(key, " " if key == "space" else None))
+
+
 async def test_dialog_keys_typed_in_a_burst_apply_in_order(project: Path, faux) -> None:
-    """Space/down/enter typed faster than the app draws: a list key must not be handled after the priority
-    keys that followed it (seen in tmux: toggles landed on the wrong model, Enter chose the old level)."""
+    """Space/down/enter typed faster than the app handles them: a list key must not be handled after the
+    priority keys that followed it (seen in tmux: toggles landed on the wrong model)."""
     session = await make_session(project)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
@@ -323,11 +332,14 @@ async def test_dialog_keys_typed_in_a_burst_apply_in_order(project: Path, faux) 
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), "the thinking picker")
         levels = session.available_thinking_levels()
         start = levels.index(session.thinking_level)
-        await pilot.press("down", "down", "enter")
+        burst(app, "down", "down", "enter")
         expected = levels[(start + 2) % len(levels)]
-        await wait_for(pilot, lambda: session.thinking_level == expected, "the level two rows down")
-        screen = ScopedModelsScreen(["p/a", "p/b", "p/c"], [])
-        app.push_screen(screen)
-        await wait_for(pilot, lambda: app.screen is screen, "the scoped models dialog")
-        await pilot.press("ctrl+x", "space", "down", "down", "space")
-        assert sorted(screen.enabled) == ["p/a", "p/c"]
+        await wait_for(pilot, lambda: not isinstance(app.screen, ChoiceScreen), "the picker to close")
+        await wait_for(pilot, lambda: last_text(app).startswith("Thinking level"), "the status")
+        assert session.thinking_level == expected
+        result: list[list[str] | None] = []
+        app.push_screen(ScopedModelsScreen(["p/a", "p/b", "p/c"], []), result.append)
+        await wait_for(pilot, lambda: bool(app.screen.query("#scoped-options")), "the scoped models list")
+        burst(app, "ctrl+x", "space", "down", "down", "space", "enter")
+        await wait_for(pilot, lambda: bool(result), "the dialog to save")
+        assert result == [["p/a", "p/c"]]
