@@ -76,8 +76,6 @@ def _terminal_theme(spec: ThemeSpec) -> Theme:
 
 
 ColorDepth = Literal["truecolor", "256"]
-# The depth the app's terminal showed at the last register_all (get_theme and install_theme follow it).
-_depth: ColorDepth = "truecolor"
 
 
 def color_depth(app: object) -> ColorDepth:
@@ -88,7 +86,7 @@ def color_depth(app: object) -> ColorDepth:
     return "256" if getattr(console, "color_system", None) == "256" else "truecolor"
 
 
-def to_textual_theme(spec: ThemeSpec, depth: ColorDepth | None = None) -> Theme:
+def to_textual_theme(spec: ThemeSpec, depth: ColorDepth = "truecolor") -> Theme:
     """The Textual theme for a pi theme: base colours from the pi tokens plus `$pi-*` variables. At 256
     colours every colour is a palette colour chosen by :mod:`themes.palette256`."""
     if is_terminal_palette(spec):
@@ -96,7 +94,7 @@ def to_textual_theme(spec: ThemeSpec, depth: ColorDepth | None = None) -> Theme:
     hexes = token_hex(spec)
     background = background_of(spec)
     surface = mix(background, hexes["userMessageBg"], 0.5)
-    if (depth or _depth) == "256":
+    if depth == "256":
         hexes, background = quantize(hexes, background)
         surface = nearest(surface)
     variables = {css_variable_name(t): hexes[t] for t in TOKENS}
@@ -128,7 +126,7 @@ def to_textual_theme(spec: ThemeSpec, depth: ColorDepth | None = None) -> Theme:
     )
 
 
-def get_theme(name: str, depth: ColorDepth | None = None) -> Theme:
+def get_theme(name: str, depth: ColorDepth = "truecolor") -> Theme:
     """The Textual theme for pi theme `name`; the Textual theme name equals `name`."""
     return to_textual_theme(get_spec(name), depth)
 
@@ -150,16 +148,15 @@ def register_all(
     """Register every built-in and every discovered user theme on a Textual app; returns the
     discovery warnings (show them as notices). With cwd=None only built-ins are registered. The colours
     suit the app's terminal (see :func:`color_depth`)."""
-    global _depth
-    _depth = color_depth(app)
+    depth = color_depth(app)
     for name in BUILTIN_THEMES:
-        app.register_theme(to_textual_theme(_builtin_spec(name)))
+        app.register_theme(to_textual_theme(_builtin_spec(name), depth))
     if cwd is None:
         return []
     specs, warnings = discover_themes(cwd, extra_paths, agent_dir, project)
     for spec in specs.values():
         add_user_theme(spec)
-        app.register_theme(to_textual_theme(spec))
+        app.register_theme(to_textual_theme(spec, depth))
     return warnings
 
 
@@ -174,7 +171,7 @@ def install_theme(app: ThemedApp, spec: ThemeSpec) -> None:
     CSS is refreshed at once (re-setting `app.theme` to the same name would not fire its watcher).
     Widgets with colours baked into content should also listen to `app.theme_changed_signal`."""
     add_user_theme(spec)
-    theme = to_textual_theme(spec)
+    theme = to_textual_theme(spec, color_depth(app))
     app.register_theme(theme)
     if app.theme == spec.name:
         app.refresh_css(animate=False)
