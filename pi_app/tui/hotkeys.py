@@ -115,10 +115,11 @@ def build_sections(
         ident = described[0].id or ""
         target = transcript_rows if action in TRANSCRIPT_ACTIONS or "altScreen" in ident else app_rows
         target.append((_keys(described), described[0].description))
-    for bindings in _by_action(transcript_bindings, {}).values():
+    for action, bindings in _by_action(transcript_bindings, keymap).items():
         described = [b for b in bindings if b.description]
         if described:
-            transcript_rows.append((_keys(described), f"{described[0].description} (while selecting)"))
+            note = " (while selecting)" if action.startswith("selection_") else ""
+            transcript_rows.append((_keys(described), described[0].description + note))
 
     editor_rows: list[tuple[str, str]] = []
     for action, description in EDITOR_DISPATCHED:
