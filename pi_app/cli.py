@@ -54,6 +54,15 @@ def _is_truthy(value: str | None) -> bool:
     return value is not None and value.lower() in ("1", "true", "yes")
 
 
+def _missing_session_file(arg: str | None) -> str | None:
+    """``--session PATH`` naming a file that does not exist: its absolute path (an id prefix is resolved,
+    and reported when unknown, by the startup code)."""
+    if not arg or not ("/" in arg or "\\" in arg or arg.endswith(".jsonl")):
+        return None
+    path = os.path.abspath(os.path.expanduser(arg))
+    return None if os.path.exists(path) else path
+
+
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -71,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PI_SKIP_VERSION_CHECK"] = "1"
     if args.export:
         return _export(args.export, args.export_out)
+    missing = _missing_session_file(args.session)
+    if missing is not None:  # before anything is built: no new session appears anywhere
+        return _error(f"Session file not found: {missing}")
 
     if args.mode != "rpc" and not args.list_models:
         piped = read_piped_stdin()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pygments.token import Comment, Token, _TokenType
 from rich.style import Style as RichStyle
@@ -22,6 +22,7 @@ from textual.theme import Theme
 
 from .convert import background_of, is_dark, is_terminal_palette, token_hex
 from .loader import ColorValue, ThemeSpec, ThemeWarning
+from .palette256 import nearest, quantize
 from .registry import BUILTIN_THEMES, _builtin_spec, add_user_theme, discover_themes, get_spec
 from .syntax import SYNTAX_TOKEN_MAP
 from .tokens import ANSI_NAMES, TOKENS, css_variable_name, mix
@@ -74,13 +75,28 @@ def _terminal_theme(spec: ThemeSpec) -> Theme:
     )
 
 
-def to_textual_theme(spec: ThemeSpec) -> Theme:
-    """The Textual theme for a pi theme: base colours from the pi tokens plus `$pi-*` variables."""
+ColorDepth = Literal["truecolor", "256"]
+
+
+def color_depth(app: object) -> ColorDepth:
+    """ "256" when the app's console draws with the xterm 256-colour palette (Rich's choice from the
+    environment: no ``COLORTERM=truecolor``), else "truecolor" (16-colour terminals keep Rich's own
+    rounding: their 16 colours are the user's)."""
+    console = getattr(app, "console", None)
+    return "256" if getattr(console, "color_system", None) == "256" else "truecolor"
+
+
+def to_textual_theme(spec: ThemeSpec, depth: ColorDepth = "truecolor") -> Theme:
+    """The Textual theme for a pi theme: base colours from the pi tokens plus `$pi-*` variables. At 256
+    colours every colour is a palette colour chosen by :mod:`themes.palette256`."""
     if is_terminal_palette(spec):
         return _terminal_theme(spec)
     hexes = token_hex(spec)
     background = background_of(spec)
     surface = mix(background, hexes["userMessageBg"], 0.5)
+    if depth == "256":
+        hexes, background = quantize(hexes, background)
+        surface = nearest(surface)
     variables = {css_variable_name(t): hexes[t] for t in TOKENS}
     variables.update(
         {
@@ -110,9 +126,9 @@ def to_textual_theme(spec: ThemeSpec) -> Theme:
     )
 
 
-def get_theme(name: str) -> Theme:
+def get_theme(name: str, depth: ColorDepth = "truecolor") -> Theme:
     """The Textual theme for pi theme `name`; the Textual theme name equals `name`."""
-    return to_textual_theme(get_spec(name))
+    return to_textual_theme(get_spec(name), depth)
 
 
 # --- registration ------------------------------------------------------------------------------------
@@ -130,15 +146,17 @@ def register_all(
     project: bool = True,
 ) -> list[ThemeWarning]:
     """Register every built-in and every discovered user theme on a Textual app; returns the
-    discovery warnings (show them as notices). With cwd=None only built-ins are registered."""
+    discovery warnings (show them as notices). With cwd=None only built-ins are registered. The colours
+    suit the app's terminal (see :func:`color_depth`)."""
+    depth = color_depth(app)
     for name in BUILTIN_THEMES:
-        app.register_theme(to_textual_theme(_builtin_spec(name)))
+        app.register_theme(to_textual_theme(_builtin_spec(name), depth))
     if cwd is None:
         return []
     specs, warnings = discover_themes(cwd, extra_paths, agent_dir, project)
     for spec in specs.values():
         add_user_theme(spec)
-        app.register_theme(to_textual_theme(spec))
+        app.register_theme(to_textual_theme(spec, depth))
     return warnings
 
 
@@ -153,7 +171,7 @@ def install_theme(app: ThemedApp, spec: ThemeSpec) -> None:
     CSS is refreshed at once (re-setting `app.theme` to the same name would not fire its watcher).
     Widgets with colours baked into content should also listen to `app.theme_changed_signal`."""
     add_user_theme(spec)
-    theme = to_textual_theme(spec)
+    theme = to_textual_theme(spec, color_depth(app))
     app.register_theme(theme)
     if app.theme == spec.name:
         app.refresh_css(animate=False)

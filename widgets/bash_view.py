@@ -26,7 +26,11 @@ class BashExecutionView(Static):
         height: auto;
     }
     BashExecutionView.-error { border: round $pi-error; }
+    BashExecutionView.-excluded { border: round $pi-dim; }
+    BashExecutionView.-excluded.-error { border: round $pi-error; }
     """
+
+    EXCLUDED_NOTE = "!! output kept out of the context (not sent to the model)"
 
     expanded: var[bool] = var(False)
 
@@ -41,6 +45,7 @@ class BashExecutionView(Static):
         super().__init__(**kwargs)
         self.command = command
         self.exclude_from_context = exclude_from_context
+        self.set_class(exclude_from_context, "-excluded")
         self.output = ""
         self.status: str = "running"  # running | done | error | cancelled
         self.exit_code: int | None = None
@@ -91,6 +96,8 @@ class BashExecutionView(Static):
 
     def build(self) -> Content:
         lines: list[Content] = [Content.styled(f"$ {self.command}", "$pi-bash-mode bold")]
+        if self.exclude_from_context:
+            lines.append(Content.styled(self.EXCLUDED_NOTE, "$pi-dim italic"))
         out_lines = self.output.rstrip("\n").split("\n") if self.output.strip() else []
         shown = out_lines if self.expanded else out_lines[-PREVIEW_LINES:]
         hidden = len(out_lines) - len(shown)

@@ -105,9 +105,12 @@ class Conversation(ChatLog):
         def control(self) -> Conversation:
             return self.conversation
 
-    def __init__(self, *, home: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, home: str | None = None, clock: Callable[[], float] = time.monotonic, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.home = home
+        self.clock = clock  # times the tool panels ("Took 1.2s"); tests inject theirs
         self.current: AssistantMessageView | None = None  # the assistant message being streamed
         self.panels: dict[str, ToolPanel] = {}  # this run's tool panels by tool-call id
 
@@ -145,7 +148,7 @@ class Conversation(ChatLog):
         return []  # a tool result shows in its call's panel
 
     def _tool_panel(self, call_id: str, name: str, args: dict[str, Any] | None) -> ToolPanel:
-        return ToolPanel(call_id, name, args or {}, home=self.home)
+        return ToolPanel(call_id, name, args or {}, home=self.home, clock=self.clock)
 
     @staticmethod
     def _tool_result(panel: ToolPanel, result: Any, is_error: bool | None = None) -> None:

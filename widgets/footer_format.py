@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
+from rich.cells import cell_len
 from textual.content import Content
 
 
@@ -52,6 +54,46 @@ def shorten_home(path: str, home: str | None = None) -> str:
     if home and path.startswith(home):
         return "~" + path[len(home) :]
     return path
+
+
+_SEPARATED = re.compile(r"[^/\\]*[/\\]+|[^/\\]+")
+
+
+def _path_pieces(word: str, width: int) -> list[str]:
+    """A word split after each path separator; a piece still wider than ``width`` is cut by cells."""
+    from rich.cells import chop_cells
+
+    pieces: list[str] = []
+    for piece in _SEPARATED.findall(word):
+        pieces.extend(chop_cells(piece, width) if cell_len(piece) > width else [piece])
+    return pieces
+
+
+def wrap_at_separators(text: str, width: int) -> str | None:
+    """``text`` wrapped to ``width`` cells, long paths broken after a ``/`` (or ``\\``) rather than mid-name;
+    None when no word is too long for a line (ordinary word wrapping does then)."""
+    if width <= 0 or not any(cell_len(w) > width for w in text.split()):
+        return None
+    out: list[str] = []
+    for line in text.split("\n"):
+        current = ""
+        for token in re.findall(r"\S+\s*", line) or [""]:
+            word = token.rstrip()
+            if cell_len(current + word) <= width:
+                current += token
+                continue
+            if current.strip() and cell_len(word) <= width:
+                out.append(current.rstrip())
+                current = token
+                continue
+            for piece in _path_pieces(word, width):  # a long path: fill the line, then break at separators
+                if current and cell_len(current + piece) > width:
+                    out.append(current.rstrip())
+                    current = ""
+                current += piece
+            current += token[len(word) :]
+        out.append(current.rstrip())
+    return "\n".join(out)
 
 
 def truncate_to_width(text: str, width: int, ellipsis: str = "...") -> str:

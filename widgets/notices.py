@@ -6,8 +6,10 @@ from typing import Any
 
 from textual.content import Content
 from textual.reactive import var
+from textual.visual import VisualType
 from textual.widgets import Static
 
+from widgets.footer_format import wrap_at_separators
 from widgets.rendering import SelectableLines, ThemedMarkdown, on_theme_change
 from widgets.tool_format import EXPAND_KEY
 
@@ -29,6 +31,14 @@ class Notice(Static):
         self.text = text
         self.kind = kind or self.KIND
         super().__init__(Content(text), classes=f"-{self.kind}", **kwargs)
+
+    def render(self) -> VisualType:
+        # A long path breaks after a separator, not mid-name (Textual folds a long word anywhere).
+        wrapped = wrap_at_separators(self.text, self.content_size.width)
+        return Content(wrapped) if wrapped is not None else super().render()
+
+    def on_resize(self) -> None:
+        self.refresh(layout=True)
 
 
 class ErrorNotice(Notice):

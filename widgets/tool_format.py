@@ -14,10 +14,18 @@ from textual.content import Content
 
 from pi_app.tools.presenters import Header, Role, Span, ToolResultData, presenter_for, str_arg
 from widgets.diff_render import edit_args_diff, render_diff
-from widgets.footer_format import shorten_home
+from widgets.footer_format import shorten_home, to_fixed
 from widgets.syntax import highlight_code, language_for_path
 
-__all__ = ["EXPAND_KEY", "ToolResultData", "format_tool", "header_content", "tool_body", "tool_header"]
+__all__ = [
+    "EXPAND_KEY",
+    "ToolResultData",
+    "format_tool",
+    "format_tool_duration",
+    "header_content",
+    "tool_body",
+    "tool_header",
+]
 
 EXPAND_KEY = "ctrl+o"
 
@@ -62,6 +70,17 @@ def tool_header(
     """The first line of a tool box, in pi's format (see :mod:`pi_app.tools.presenters`)."""
     header = presenter_for(name).header(args or {}, lambda path: shorten_home(path, home), first_changed_line)
     return header_content(header)
+
+
+def format_tool_duration(seconds: float) -> str:
+    """pi's tool timer: ``4.2s`` under a minute, then ``3m 5s``, then ``1h 2m 5s``."""
+    if seconds < 60:
+        return f"{to_fixed(seconds, 1)}s"
+    total = int(seconds)
+    minutes, rest = divmod(total, 60)
+    if minutes < 60:
+        return f"{minutes}m {rest}s"
+    return f"{minutes // 60}h {minutes % 60}m {rest}s"
 
 
 def expand_hint(text: str) -> Content:

@@ -6,15 +6,20 @@ Updates are coalesced to ~30 fps.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any, Literal
 
+from textual.content import Content
 from textual.reactive import var
 from textual.widgets import Static
 
 from pi_app.ai.types import ToolResultMessage
 from pi_app.tools.presenters import presenter_for
 from widgets.rendering import Throttle, on_theme_change
-from widgets.tool_format import ToolResultData, format_tool
+from widgets.tool_format import ToolResultData, format_tool, format_tool_duration
+
+TIMED_TOOLS = frozenset({"bash"})  # pi shows "Took Ns" under these
 
 ToolState = Literal["pending", "running", "success", "error"]
 
@@ -41,9 +46,13 @@ class ToolPanel(Static):
         args: dict[str, Any] | None = None,
         home: str | None = None,
         expanded: bool = False,
+        clock: Callable[[], float] = time.monotonic,
         **kwargs: Any,
     ) -> None:
         super().__init__(classes="-pending", **kwargs)
+        self._clock = clock
+        self._started: float | None = None  # set when the tool starts running (not for stored history)
+        self.took: float | None = None
         self.tool_call_id = tool_call_id
         self.tool_name = name
         self.args: dict[str, Any] = dict(args or {})
@@ -70,6 +79,8 @@ class ToolPanel(Static):
         self._throttle()
 
     def set_running(self) -> None:
+        if self._started is None:
+            self._started = self._clock()
         self.state = "running"
         self._throttle()
 
@@ -84,6 +95,8 @@ class ToolPanel(Static):
         if isinstance(result, ToolResultMessage):
             result = ToolResultData.from_content(result.content, result.details, result.isError)
         self.result = result
+        if self._started is not None and self.took is None:
+            self.took = max(0.0, self._clock() - self._started)
         self.state = "error" if result.is_error else "success"
         self.set_class(False, "-pending")
         self.set_class(self.state == "success", "-success")
@@ -101,7 +114,11 @@ class ToolPanel(Static):
     # --------------------------------------------------------------- rendering
     def build(self) -> Any:
         width = self.content_size.width or None
-        return format_tool(self.tool_name, self.args, self.result, self.expanded, self.home, width)
+        content = format_tool(self.tool_name, self.args, self.result, self.expanded, self.home, width)
+        if self.took is not None and self.tool_name in TIMED_TOOLS:
+            took = Content.styled(f"Took {format_tool_duration(self.took)}", "$pi-muted")
+            content = Content("\n").join([content, Content(""), took])
+        return content
 
     def _render_panel(self) -> None:
         self.update(self.build())

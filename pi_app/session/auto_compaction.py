@@ -28,8 +28,15 @@ from pi_app.session.store import SessionManager
 if TYPE_CHECKING:
     from pi_app.session.compaction.summarize import CompactionResult
 
-__all__ = ["OVERFLOW_RETRY_FAILED", "CompactionCancelled", "CompactionError", "Compactor"]
+__all__ = [
+    "NOTHING_TO_COMPACT",
+    "OVERFLOW_RETRY_FAILED",
+    "CompactionCancelled",
+    "CompactionError",
+    "Compactor",
+]
 
+NOTHING_TO_COMPACT = "Nothing to compact (session too small)"
 OVERFLOW_RETRY_FAILED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "
     "Try reducing context or switching to a larger-context model."
@@ -111,7 +118,11 @@ class Compactor:
         Always emits compaction_start/compaction_end. Raises CompactionCancelled when aborted and
         CompactionError otherwise (its text is what compaction_end said, if anything).
         """
-        from pi_app.session.compaction.cut_point import prepare_compaction
+        from pi_app.session.compaction.cut_point import (
+            prepare_compaction,
+            prepare_manual_compaction,
+            worth_summarizing,
+        )
         from pi_app.session.compaction.summarize import CompactionResult, SummarizationAborted, compact
 
         await self._emit(CompactionStartEvent(reason))
@@ -127,17 +138,17 @@ class Compactor:
                 raise CompactionError(f"No API key for {model.provider}")
             path: list[dict[str, Any]] = [e if isinstance(e, dict) else e.data for e in self._sm.get_branch()]
             cfg = self._settings.settings.compaction
-            prep = prepare_compaction(path, cfg.keepRecentTokens)
+            # A manual compaction within keepRecentTokens summarises all but the last exchange (the user
+            # asked for it); automatic ones keep their thresholds.
+            prepare = prepare_manual_compaction if reason == "manual" else prepare_compaction
+            prep = prepare(path, cfg.keepRecentTokens)
             if prep is None and path and path[-1].get("type") == "compaction":
                 raise _Skip("Already compacted")
             # Before any compaction, tool-set system messages alone free nothing (the tools are declared
             # again), and an overflow "recovery" would resend the same request. After one, compacting
             # still drops the previously kept messages, so it goes ahead as in pi.
-            if prep is None or not any(
-                getattr(m, "role", None) != "system" or prep.previous_summary is not None
-                for m in (*prep.messages_to_summarize, *prep.turn_prefix_messages)
-            ):
-                raise _Skip("Nothing to compact (session too small)")
+            if prep is None or not worth_summarizing(prep):
+                raise _Skip(NOTHING_TO_COMPACT)
             decision = await self.hooks.before_compact(
                 preparation=prep,
                 branch_entries=path,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -168,3 +170,109 @@ def compute_context_usage(
 
 def last_usage_tokens(message: Any) -> int:
     return context_tokens_from_usage(message.usage) if _is_trusted_assistant(message) else 0
+
+
+def _usage_numbers(usage: Any) -> tuple[int, int, int, int, float] | None:
+    """(input, output, cacheRead, cacheWrite, cost total) of a usage dict or model; None if it is neither."""
+    if isinstance(usage, dict):
+        cost = usage.get("cost")
+        total = _num(cost.get("total")) if isinstance(cost, dict) else 0
+        return (
+            int(_num(usage.get("input"))),
+            int(_num(usage.get("output"))),
+            int(_num(usage.get("cacheRead"))),
+            int(_num(usage.get("cacheWrite"))),
+            float(total),
+        )
+    if usage is None or not hasattr(usage, "input"):
+        return None
+    cost = getattr(usage, "cost", None)
+    return (
+        int(_num(usage.input)),
+        int(_num(getattr(usage, "output", 0))),
+        int(_num(getattr(usage, "cacheRead", 0))),
+        int(_num(getattr(usage, "cacheWrite", 0))),
+        float(_num(getattr(cost, "total", 0))),
+    )
+
+
+_ASSISTANT_PREFIX = re.compile(rb'"message"\s*:\s*\{\s*"role"\s*:\s*"assistant"')
+# pi's usage object as JSON.stringify writes it: the four counts first, cost (with its total) inside.
+_USAGE_FIELDS = re.compile(
+    rb'"usage":\{"input":(\d+),"output":(\d+),"cacheRead":(\d+),"cacheWrite":(\d+),[^{}]*'
+    rb'"cost":\{[^{}]*"total":(-?[0-9.eE+-]+)[^{}]*\}'
+)
+
+
+def _fast_usage(line: bytes) -> tuple[int, int, int, int, float] | None:
+    """The usage numbers of a line written as pi writes assistant messages (``"message":{"role":"assistant"``
+    first, the compact usage object after the content), read without decoding the line; None when the line
+    is not in that shape (the caller parses it then)."""
+    at = line.rfind(b'"usage":{')
+    if at < 0 or not _ASSISTANT_PREFIX.search(line, 0, 200):
+        return None
+    m = _USAGE_FIELDS.match(line, at)
+    if m is None:
+        return None
+    try:
+        return int(m[1]), int(m[2]), int(m[3]), int(m[4]), float(m[5])
+    except ValueError:
+        return None
+
+
+def _message_numbers(entry: Any) -> tuple[int, int, int, int, float] | None:
+    """The usage numbers of an assistant message entry, else None. An unparsed line is read in place when it
+    has pi's shape, else parsed for this read only (the session keeps its typed messages elsewhere)."""
+    unparsed = getattr(entry, "unparsed_bytes", None)  # a stored record (not a dict made in this process)
+    line = unparsed() if unparsed is not None else None
+    if line is not None:
+        if b'"usage":' not in line or b'"assistant"' not in line:
+            return None
+        fast = _fast_usage(line)
+        if fast is not None:
+            return fast
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return None
+        message = obj.get("message") if isinstance(obj, dict) else None
+    else:
+        message = entry.get("message")
+    if isinstance(message, dict):
+        return _usage_numbers(message.get("usage")) if message.get("role") == "assistant" else None
+    if getattr(message, "role", None) == "assistant":
+        return _usage_numbers(getattr(message, "usage", None))
+    return None
+
+
+class FileUsageTotals:
+    """Token and cost totals over a whole session file, as pi's footer sums them: every assistant message
+    (all branches, compacted ones too) and every usage-carrying entry. Files are append-only, so each
+    update reads only the entries added since the last one; another file (or a shorter one) starts over."""
+
+    def __init__(self) -> None:
+        self._key: tuple[str | None, str] | None = None
+        self._count = 0
+        self.tokens = TokenStats()
+        self.cost = 0.0
+
+    def update(self, session_file: str | None, session_id: str, entries: list[Any]) -> FileUsageTotals:
+        key = (session_file, session_id)
+        if key != self._key or len(entries) < self._count:
+            self._key, self._count, self.tokens, self.cost = key, 0, TokenStats(), 0.0
+        for entry in entries[self._count :]:
+            kind = entry.get("type") if isinstance(entry, dict) else getattr(entry, "type", None)
+            if kind == "message":
+                numbers = _message_numbers(entry)
+            elif kind in _USAGE_ENTRY_TYPES:
+                numbers = _usage_numbers(entry.get("usage"))
+            else:
+                continue
+            if numbers is not None:
+                self.tokens.input += numbers[0]
+                self.tokens.output += numbers[1]
+                self.tokens.cache_read += numbers[2]
+                self.tokens.cache_write += numbers[3]
+                self.cost += numbers[4]
+        self._count = len(entries)
+        return self

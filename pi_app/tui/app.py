@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingsMap, BindingType
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
 import themes
@@ -28,7 +28,7 @@ from pi_app.tui.dialogs import Dialogs
 from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.key_actions import KeyActions
-from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
+from pi_app.tui.keybindings import UNBOUND, apply_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.screens.settings import ThemeSelectScreen
 from pi_app.tui.selection import MessageSelection
@@ -131,7 +131,7 @@ class PiApp(App[None]):
         self._header: StartupHeader | None = None
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
-        self.chat = Conversation(home=self.home, id="chat")
+        self.chat = Conversation(home=self.home, clock=self.options.clock, id="chat")
         self.bridge = EventBridge(self.chat, self)
         self.queue_area = QueueArea(id="queue")
         # what extensions put on screen (ctx.ui.set_widget / set_status)
@@ -614,27 +614,25 @@ class PiApp(App[None]):
         return True
 
     def hotkeys_text(self) -> str:
-        """The shortcut list, generated from the bindings in effect (the keymap applied)."""
-        keymap = keymap_of(self.key_overrides)
-        rows: list[tuple[str, str]] = []
-        seen: set[str] = set()
-        tables = (  # the app's keys, the conversation's own selection keys, the editor's
-            effective_bindings(type(self), keymap),
-            BindingsMap(Conversation.BINDINGS).key_to_bindings,
-            effective_bindings(type(self.editor), keymap),
+        """pi's curated shortcut list, generated from the bindings in effect (see pi_app.tui.hotkeys)."""
+        from pi_app.tui.hotkeys import build_sections, format_sections
+        from widgets.tree.screen import TreeBrowserScreen
+
+        sections = build_sections(
+            type(self),
+            type(self.editor),
+            self.editor.key_actions,
+            keymap_of(self.key_overrides),
+            transcript_bindings=Conversation.BINDINGS,
+            tree_bindings=TreeBrowserScreen.BINDINGS,
         )
-        for table in tables:
-            for key, bindings in table.items():
-                for binding in bindings:
-                    if not binding.description or key in seen:
-                        continue
-                    seen.add(key)
-                    rows.append((self.get_key_display(binding), binding.description))
         runner = self.options.extensions
-        for name, shortcut in runner.shortcuts() if runner is not None else ():
-            if shortcut.key not in seen:
-                seen.add(shortcut.key)
-                rows.append((shortcut.key, f"{shortcut.description or 'Shortcut'} ({name})"))
-        width = max((len(k) for k, _ in rows), default=0)
-        lines = ["Keyboard Shortcuts", ""] + [f"{k:<{width}}  {d}" for k, d in rows]
-        return "\n".join(lines)
+        if runner is not None and runner.shortcuts():
+            from pi_app.tui.hotkeys import Section, key_label
+
+            rows = [
+                (key_label(s.key), f"{s.description or 'Shortcut'} ({name})")
+                for name, s in runner.shortcuts()
+            ]
+            sections.append(Section("Extensions", rows))
+        return format_sections(sections)

@@ -79,6 +79,121 @@ async def _name(app: AppContext, arg: str) -> None:
     app.refresh_footer()
 
 
+THINKING_DESCRIPTIONS = {
+    "off": "No reasoning",
+    "minimal": "Very brief reasoning",
+    "low": "Light reasoning",
+    "medium": "Moderate reasoning",
+    "high": "Deep reasoning",
+    "xhigh": "Maximum reasoning",
+}
+
+
+async def _thinking(app: AppContext, arg: str) -> None:
+    from pi_app.ai.types import THINKING_LEVELS
+
+    session = app.session
+    model = session.model
+    if model is None:
+        await app.chat.add(ErrorNotice("No model selected. Use /model first."))
+        return
+    levels = list(session.available_thinking_levels())
+    wanted = arg.strip().lower()
+    if not wanted:
+        if not model.reasoning:
+            await app.show_status(f"{model.id} does not support thinking (level: off)")
+            return
+        choices = [(lvl, THINKING_DESCRIPTIONS.get(lvl, "")) for lvl in levels]
+
+        def chosen(level: str | None) -> None:
+            if level is not None:
+                app.run_worker(_set_thinking(app, level, level), exit_on_error=False)
+
+        from pi_app.tui.screens.choice import ChoiceScreen
+
+        app.push_screen(ChoiceScreen("Thinking level", choices, session.thinking_level or "off"), chosen)
+        return
+    if wanted not in THINKING_LEVELS:
+        await app.chat.add(
+            ErrorNotice(f'Unknown thinking level "{arg.strip()}". Levels: {", ".join(THINKING_LEVELS)}')
+        )
+        return
+    await _set_thinking(app, wanted, arg.strip())
+
+
+async def _set_thinking(app: AppContext, level: str, asked: str) -> None:
+    session = app.session
+    session.set_thinking_level(level)
+    effective = session.thinking_level or "off"
+    app.editor.thinking_level = effective
+    app.refresh_footer()
+    model = session.model
+    if effective != level and model is not None:
+        await app.show_status(f"Thinking level: {effective} ({model.id} does not support {asked})")
+    else:
+        await app.show_status(f"Thinking level: {effective}")
+
+
+async def _scoped_models(app: AppContext, arg: str) -> None:
+    from pi_app.tui.screens.model_select import model_key
+    from pi_app.tui.screens.scoped_models import ScopedModelsScreen
+
+    session = app.session
+    available = session.model_registry.get_available()
+    if not available:
+        await app.show_status("No models with credentials to choose from. Use /login or set an API key.")
+        return
+    keys = [model_key(m) for m in available]
+    enabled = [model_key(s.model) for s in session.scoped_models]
+
+    def chosen(result: list[str] | None) -> None:
+        if result is not None:
+            app.run_worker(_save_scope(app, result), exit_on_error=False)
+
+    app.push_screen(ScopedModelsScreen(keys, enabled), chosen)
+
+
+async def _save_scope(app: AppContext, keys: list[str]) -> None:
+    from pi_app.session.config.resolver import resolve_model_scope
+
+    session = app.session
+    session.settings.set_enabled_models(keys or None)
+    scoped, _ = resolve_model_scope(keys, session.model_registry.get_available())
+    session.scoped_models = scoped
+    if keys:
+        await app.show_status(
+            f"Ctrl+P cycles {len(keys)} models (saved as enabledModels): " + ", ".join(keys)
+        )
+    else:
+        await app.show_status("Ctrl+P cycles every available model (enabledModels cleared)")
+
+
+def changelog_path() -> str:
+    """The project's CHANGELOG.md, beside the ``pi_app`` package."""
+    import pi_app
+
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(pi_app.__file__))), "CHANGELOG.md")
+
+
+async def _changelog(app: AppContext, arg: str) -> None:
+    from pi_app.tui.screens.changelog import ChangelogView
+
+    path = changelog_path()
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        await app.chat.add(ErrorNotice(f"No changelog: cannot read {path} ({exc.strerror or exc})"))
+        return
+    await app.chat.add(ChangelogView(text))
+
+
+async def _import(app: AppContext, arg: str) -> None:
+    from pi_app.tui.session_commands import import_session
+
+    await import_session(app, arg)
+
+
 async def _copy(app: AppContext, arg: str) -> None:
     text = app.session.get_last_assistant_text()
     if not text:
@@ -87,7 +202,29 @@ async def _copy(app: AppContext, arg: str) -> None:
     await app.copy_text(text, "Copied last agent message to clipboard")
 
 
+NOTHING_BEFORE_LAST_EXCHANGE = (
+    "Nothing to compact yet: /compact keeps the last exchange, and there is nothing before it to summarise"
+)
+
+
+def manual_compaction_refusal(session: AgentSession) -> str | None:
+    """Why a manual /compact would have nothing to do, said before any request (None: it can go ahead)."""
+    from pi_app.session.compaction.cut_point import prepare_manual_compaction
+
+    path = [e if isinstance(e, dict) else e.data for e in session.session_manager.get_branch()]
+    if not any(e.get("type") == "message" for e in path):
+        return None  # the app's own "no messages yet" applies
+    if path[-1].get("type") == "compaction":
+        return "Already compacted: nothing new since the last compaction"
+    keep = session.settings.settings.compaction.keepRecentTokens
+    return NOTHING_BEFORE_LAST_EXCHANGE if prepare_manual_compaction(path, keep) is None else None
+
+
 async def _compact(app: AppContext, arg: str) -> None:
+    refusal = None if app.session.is_streaming else manual_compaction_refusal(app.session)
+    if refusal is not None:
+        await app.show_status(refusal, "warning")
+        return
     await app.run_compaction(arg.strip() or None)
 
 
@@ -227,6 +364,8 @@ BUILTINS: list[Command] = [
     Command("model", "Select model (opens selector UI)", _model),
     Command("export", "Export session to HTML file (or a .jsonl copy)", _export),
     Command("copy", "Copy last agent message to clipboard", _copy),
+    Command("thinking", "Set the thinking level (no argument: choose from a list)", _thinking),
+    Command("scoped-models", "Choose the models Ctrl+P cycles through", _scoped_models),
     Command("name", "Set session display name", _name),
     Command("session", "Show session info and stats", _session),
     Command("hotkeys", "Show all keyboard shortcuts", _hotkeys),
@@ -238,8 +377,10 @@ BUILTINS: list[Command] = [
     Command("resume", "Resume a different session", _resume),
     Command("new", "Start a new session", _new),
     Command("compact", "Manually compact the session context", _compact),
+    Command("import", "Import a JSONL session file (keeps its id and working directory)", _import),
     Command("reload", "Reload skills, prompts, context files and settings", _reload),
     Command("trust", "Save a project trust decision for future pi processes", _trust),
+    Command("changelog", "Show the changelog", _changelog),
     Command("quit", "Quit pi", _quit, aliases=("exit",)),
 ]
 

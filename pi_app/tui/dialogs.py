@@ -22,6 +22,32 @@ if TYPE_CHECKING:
         def available_themes(self) -> dict[str, Any]: ...
 
 
+def credential_hint(provider: str) -> str:
+    """What gives ``provider`` credentials here: its environment variable(s), and /login for a key."""
+    from pi_app.ai.env_keys import ENV_API_KEY_VARS
+
+    special = {
+        "anthropic": "ANTHROPIC_API_KEY (or ANTHROPIC_OAUTH_TOKEN)",
+        "github-copilot": "COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN",
+        "google-vertex": "GOOGLE_CLOUD_API_KEY, or GOOGLE_CLOUD_PROJECT + GOOGLE_CLOUD_LOCATION with gcloud credentials",
+        "amazon-bedrock": "AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY, or AWS_PROFILE",
+    }
+    env = special.get(provider) or ENV_API_KEY_VARS.get(provider)
+    login = f"/login {provider}"
+    return f"{env}, or {login}" if env else f"an apiKey in models.json, or {login}"
+
+
+def missing_credentials_text(providers: list[str]) -> str:
+    """/model when no model has credentials: what each provider needs (instead of a list of models that would
+    each fail with "No API key" once chosen)."""
+    width = max((len(p) for p in providers), default=0)
+    lines = [
+        "No model has credentials yet. Set a provider's variable and restart pi, or store a key with /login:"
+    ]
+    lines += [f"  {p:<{width}}  {credential_hint(p)}" for p in providers]
+    return "\n".join(lines)
+
+
 class Dialogs:
     def __init__(self, app: DialogHost) -> None:
         self.app = app
@@ -31,9 +57,12 @@ class Dialogs:
 
         app = self.app
         registry = app.session.model_registry
-        models = registry.get_available() or registry.get_all()
+        models = registry.get_available()  # only models that can be used: a choice never fails on its key
         if not models:
-            app.run_worker(app.show_status("No models available"))
+            from widgets.notices import Notice
+
+            text = missing_credentials_text(sorted({m.provider for m in registry.get_all()}))
+            app.run_worker(app.chat.add(Notice(text, kind="warning")), exit_on_error=False)
             return
         app.push_screen(ModelSelectScreen(models, app.session.model, query), self._model_chosen)
 

@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import os
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pi_app.session.stats import FileUsageTotals
 from widgets.footer_format import FooterData
 
 if TYPE_CHECKING:
     from pi_app.session.agent_session import AgentSession
+
+# One running total per open session (the footer is refreshed after every message: only new entries are read).
+_TOTALS: weakref.WeakKeyDictionary[AgentSession, FileUsageTotals] = weakref.WeakKeyDictionary()
+
+
+def file_totals(session: AgentSession) -> FileUsageTotals:
+    """Tokens and cost over the whole session file (every branch, compacted messages too), as pi's footer."""
+    totals = _TOTALS.get(session)
+    if totals is None:
+        totals = _TOTALS[session] = FileUsageTotals()
+    entries = session.session_manager.raw_entries()
+    return totals.update(session.session_file, session.session_id, entries)
 
 
 def git_branch(cwd: str) -> str | None:
@@ -44,6 +58,7 @@ def footer_data(
 ) -> FooterData:
     stats = session.get_session_stats()
     usage = stats.context_usage
+    totals = file_totals(session)
     model = session.model
     auto = bool(session.settings.settings.compaction.enabled)
     registry = session.model_registry
@@ -56,11 +71,11 @@ def footer_data(
         home=home if home is not None else os.path.expanduser("~"),
         git_branch=branch,
         session_name=session.session_name,
-        input_tokens=stats.tokens.input,
-        output_tokens=stats.tokens.output,
-        cache_read=stats.tokens.cache_read,
-        cache_write=stats.tokens.cache_write,
-        cost=stats.cost,
+        input_tokens=totals.tokens.input,
+        output_tokens=totals.tokens.output,
+        cache_read=totals.tokens.cache_read,
+        cache_write=totals.tokens.cache_write,
+        cost=totals.cost,
         using_subscription=subscription,
         context_percent=percent,
         context_window=window,

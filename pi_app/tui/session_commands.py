@@ -274,3 +274,95 @@ async def resume_session(app: PiApp, path: str) -> None:
         return
     app.queue_area.set_queues([], [])
     await _after_move(app, None, "Resumed session", only_if_empty=True)
+
+
+# ---------------------------------------------------------------------------------------------- /import
+def import_target(source: str, session_dir: str) -> str:
+    """Where an imported file goes: its own name in ``session_dir``; ``name-1.jsonl``… when taken by another
+    file (the same file, already there, is opened in place)."""
+    base = os.path.basename(source)
+    stem, ext = os.path.splitext(base)
+    target = os.path.join(session_dir, base)
+    n = 0
+    while os.path.exists(target) and not os.path.samefile(target, source):
+        n += 1
+        target = os.path.join(session_dir, f"{stem}-{n}{ext or '.jsonl'}")
+    return target
+
+
+def _unquote(arg: str) -> str:
+    raw = arg.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        raw = raw[1:-1]
+    return raw
+
+
+def check_session_file(path: str) -> str | None:
+    """Why ``path`` cannot be imported (None: a session file with an id and a working directory)."""
+    from pi_app.session.store import SessionFileError, load_session_file
+
+    if not os.path.exists(path):
+        return f"File not found: {path}"
+    if not os.path.isfile(path):
+        return f"Not a file: {path}"
+    try:
+        loaded = load_session_file(path, rewrite_migrated=False)
+    except SessionFileError as exc:
+        return f"Not a session file: {path} ({exc.reason})"
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"Cannot read {path}: {exc}"
+    header = loaded.header
+    if header is None:
+        return f"Not a session file: {path} (it is empty)"
+    if not header.get("id"):
+        return f"Not a session file: {path} (its header has no id)"
+    if not header.get("cwd"):
+        return f"Not a session file: {path} (its header has no working directory)"
+    return None
+
+
+async def import_session(app: PiApp, arg: str) -> None:
+    """``/import <path>``: copy a session file into the current session directory, unchanged (so its id and
+    working directory stay), then open the copy."""
+    import shutil
+
+    raw = _unquote(arg)
+    if not raw:
+        await app.chat.add(ErrorNotice("Usage: /import <path to a .jsonl session file>"))
+        return
+    if await _refuse_if_busy(app):
+        return
+    if app.session.is_streaming:
+        await app.show_status("Wait for the current response to finish before importing.", "warning")
+        return
+    source = os.path.expanduser(raw)
+    source = source if os.path.isabs(source) else os.path.join(app.session.cwd, source)
+    problem = check_session_file(source)
+    if problem is not None:
+        await app.chat.add(ErrorNotice(f"Import failed: {problem}"))
+        return
+    sm = app.session.session_manager
+    if sm.session_dir is not None:
+        session_dir = str(sm.session_dir)
+    else:
+        from pi_app.session.store.paths import default_session_dir
+
+        session_dir = str(default_session_dir(app.session.cwd))
+    os.makedirs(session_dir, exist_ok=True)
+    target = import_target(source, session_dir)
+    copied = not os.path.exists(target)
+    if copied:
+        shutil.copyfile(source, target)
+    current = app.session.session_file
+    if current and os.path.abspath(current) == os.path.abspath(target):
+        await app.show_status("Already in this session")
+        return
+    try:
+        await app.session.switch_session(target)
+    except Exception as exc:
+        if copied:
+            os.unlink(target)  # a copy that cannot be opened is not left behind
+        await app.chat.add(ErrorNotice(f"Import failed: {exc}"))
+        return
+    app.queue_area.set_queues([], [])
+    await _after_move(app, None, f"Imported session: {target}", only_if_empty=True)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import themes
 from themes.registry import base_spec
-from themes.textual_adapter import ThemedApp, ThemeHost, get_theme, install_theme, register_all
+from themes.textual_adapter import ThemedApp, ThemeHost, color_depth, get_theme, install_theme, register_all
 
 if TYPE_CHECKING:
     from pi_app.session.config import SettingsManager
@@ -53,7 +53,7 @@ def _load_paths_only(app: ThemeHost, cwd: str, paths: Iterable[str]) -> list[str
             warnings += [str(w) for w in problems]
             if spec is not None and spec.name not in ("dark", "light"):
                 themes.add_user_theme(spec)
-                app.register_theme(get_theme(spec.name))
+                app.register_theme(get_theme(spec.name, color_depth(app)))
     return warnings
 
 

@@ -126,6 +126,44 @@ def prepare_compaction(path: list[Entry], keep_recent_tokens: int) -> Compaction
     usage_msgs = [m for m in (message_from_entry(e) for e in path[max(prev, 0) :]) if m is not None]
     tokens_before = estimate_context_tokens(usage_msgs).tokens
     cp = find_cut_point(path, start, len(path), keep_recent_tokens)
+    return _prepare_at(path, prev, start, cp, tokens_before)
+
+
+def worth_summarizing(prep: CompactionPreparation) -> bool:
+    """Something besides tool-set system messages to summarise, or a previous summary whose kept messages
+    a new compaction drops."""
+    return any(
+        getattr(m, "role", None) != "system" or prep.previous_summary is not None
+        for m in (*prep.messages_to_summarize, *prep.turn_prefix_messages)
+    )
+
+
+def prepare_manual_compaction(path: list[Entry], keep_recent_tokens: int) -> CompactionPreparation | None:
+    """A compaction the user asked for: as :func:`prepare_compaction`, but when everything fits within
+    ``keep_recent_tokens`` it summarises everything before the last exchange (the last user message and what
+    followed it) and keeps that exchange. None when there is nothing before it to summarise."""
+    prep = prepare_compaction(path, keep_recent_tokens)
+    if prep is not None and worth_summarizing(prep):
+        return prep
+    if not path or path[-1].get("type") == "compaction":
+        return None
+    prev = next((i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), -1)
+    start = prev + 1
+    last_user = next((i for i in range(len(path) - 1, start - 1, -1) if _role(path[i]) == "user"), -1)
+    if last_user <= start:
+        return None
+    cut = last_user
+    while cut > start and path[cut - 1].get("type") not in ("compaction", "message"):
+        cut -= 1  # settings changes right before the exchange stay with it, as at an automatic cut
+    usage_msgs = [m for m in (message_from_entry(e) for e in path[max(prev, 0) :]) if m is not None]
+    tokens_before = estimate_context_tokens(usage_msgs).tokens
+    manual = _prepare_at(path, prev, start, CutPoint(cut, -1, False), tokens_before)
+    return manual if manual is not None and worth_summarizing(manual) else None
+
+
+def _prepare_at(
+    path: list[Entry], prev: int, start: int, cp: CutPoint, tokens_before: int
+) -> CompactionPreparation | None:
     first_kept = path[cp.first_kept_index] if cp.first_kept_index < len(path) else None
     if first_kept is None or not first_kept.get("id"):
         return None

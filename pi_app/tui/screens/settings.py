@@ -46,6 +46,13 @@ SETTING_ROWS: list[SettingRow] = [
 ]
 
 
+LABEL_WIDTH = max(len(row.label) for row in SETTING_ROWS) + 2  # the longest label keeps a gap to its value
+
+
+def setting_label(row: SettingRow) -> str:
+    return f"{row.label:<{LABEL_WIDTH}}"
+
+
 def read_setting(settings: Any, key: str) -> Any:
     value: Any = settings.settings
     for part in key.split("."):
@@ -67,7 +74,10 @@ def next_choice(row: SettingRow, value: Any) -> Any:
 
 
 class SettingsScreen(ModalScreen[None]):
-    DEFAULT_CSS = DIALOG_CSS.format(name="SettingsScreen")
+    # The list keeps its borderless look when focused (Textual's OptionList:focus rule is more specific).
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="SettingsScreen") + "SettingsScreen OptionList:focus { border: none; }"
+    )
     BINDINGS = [
         Binding("escape,ctrl+c", "close", "Close", priority=True),
         Binding("space", "activate", "Change", show=False),
@@ -109,7 +119,7 @@ class SettingsScreen(ModalScreen[None]):
         rows = [
             Option(
                 Content.assemble(
-                    f"{row.label:<24}", Content.styled(show_value(self._value(row)), "$pi-accent")
+                    setting_label(row), Content.styled(show_value(self._value(row)), "$pi-accent")
                 )
             )
             for row in SETTING_ROWS
@@ -161,7 +171,9 @@ class ThemeSelectScreen(ModalScreen[str | None]):
             super().__init__()
             self.theme = theme
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="ThemeSelectScreen")
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="ThemeSelectScreen") + "ThemeSelectScreen OptionList:focus { border: none; }"
+    )
     BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
 
     def __init__(self, original: str, **kwargs: Any) -> None:
