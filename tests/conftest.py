@@ -10,6 +10,9 @@ import pytest
 for _var in ("NO_COLOR", "TEXTUAL_THEME", "FORCE_COLOR"):
     os.environ.pop(_var, None)
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
+# Snapshots are drawn in true colour whatever terminal runs the tests (the app uses 256-colour themes when
+# the terminal reports only 256; the tests for those give the app a 256-colour console themselves).
+os.environ["COLORTERM"] = "truecolor"
 
 
 def pytest_configure(config: pytest.Config) -> None:
