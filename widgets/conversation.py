@@ -36,6 +36,7 @@ from pi_app.session.session_events import AutoRetryEndEvent, CompactionEndEvent,
 from pi_app.tools.presenters import ToolResultData
 from widgets.bash_view import BashExecutionView
 from widgets.chat_log import ChatLog
+from widgets.custom_render import CustomRenderers, render_message
 from widgets.messages import AssistantMessageView, UserMessageView
 from widgets.notices import BranchSummaryView, CompactionSummaryView, ErrorNotice, InfoNotice, Notice
 from widgets.tool_panel import ToolPanel
@@ -111,6 +112,7 @@ class Conversation(ChatLog):
         super().__init__(**kwargs)
         self.home = home
         self.clock = clock  # times the tool panels ("Took 1.2s"); tests inject theirs
+        self.custom = CustomRenderers()  # what extensions render themselves (the app fills it)
         self.current: AssistantMessageView | None = None  # the assistant message being streamed
         self.panels: dict[str, ToolPanel] = {}  # this run's tool panels by tool-call id
 
@@ -144,11 +146,17 @@ class Conversation(ChatLog):
             return [BranchSummaryView(_field(message, "summary", ""))]
         if role == "custom" and _field(message, "display", True):
             label = _field(message, "customType", "custom")
+            renderer = self.custom.message(label)
+            widget = render_message(*renderer, message) if renderer is not None else None
+            if widget is not None:
+                return [widget]
             return [Notice(f"[{label}] {text_of(_field(message, 'content', ''))}")]
         return []  # a tool result shows in its call's panel
 
     def _tool_panel(self, call_id: str, name: str, args: dict[str, Any] | None) -> ToolPanel:
-        return ToolPanel(call_id, name, args or {}, home=self.home, clock=self.clock)
+        return ToolPanel(
+            call_id, name, args or {}, home=self.home, clock=self.clock, custom=self.custom.tool(name)
+        )
 
     @staticmethod
     def _tool_result(panel: ToolPanel, result: Any, is_error: bool | None = None) -> None:
@@ -236,7 +244,7 @@ class Conversation(ChatLog):
         """A session event that changes what the conversation shows (others are ignored here). Text and
         thinking deltas come through :meth:`append_text` / :meth:`append_thinking`, already merged."""
         match event:
-            case MessageStartEvent() if role_of(event.message) == "user":
+            case MessageStartEvent() if role_of(event.message) in ("user", "custom"):
                 await self.add_message(event.message)
             case MessageStartEvent() if role_of(event.message) == "assistant":
                 self.current = AssistantMessageView(hide_thinking=self.hide_thinking)

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from pi_app.ai.types import ToolResultMessage
 from pi_app.tools.presenters import presenter_for
+from widgets.custom_render import ToolRenderers, render_tool
 from widgets.rendering import Throttle, on_theme_change
 from widgets.tool_format import ToolResultData, format_tool, format_tool_duration
 
@@ -47,9 +48,11 @@ class ToolPanel(Static):
         home: str | None = None,
         expanded: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        custom: ToolRenderers | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(classes="-pending", **kwargs)
+        self.custom = custom  # an extension's render_call / render_result for this tool
         self._clock = clock
         self._started: float | None = None  # set when the tool starts running (not for stored history)
         self.took: float | None = None
@@ -113,6 +116,8 @@ class ToolPanel(Static):
 
     # --------------------------------------------------------------- rendering
     def build(self) -> Any:
+        if self.custom is not None:
+            return render_tool(self.custom, self.tool_name, self.args, self.result, self.expanded)
         width = self.content_size.width or None
         content = format_tool(self.tool_name, self.args, self.result, self.expanded, self.home, width)
         if self.took is not None and self.tool_name in TIMED_TOOLS:

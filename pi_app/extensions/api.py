@@ -83,6 +83,12 @@ class ExtensionAPI:
     def register_shortcut(self, key: str, handler: ShortcutHandler, *, description: str = "") -> None:
         self._runner.add_shortcut(self.extension_name, ShortcutDefinition(key, handler, description))
 
+    def register_message_renderer(self, custom_type: str, renderer: Callable[[Any, bool], Any]) -> None:
+        """Draw custom messages of ``custom_type`` in the app: ``renderer(message, expanded)`` returns a Rich
+        renderable, text, a list of lines or a Textual widget (None: the default look). Elsewhere (export,
+        print) the message's text stands in."""
+        self._runner.add_message_renderer(self.extension_name, custom_type, renderer)
+
     def register_flag(
         self,
         name: str,

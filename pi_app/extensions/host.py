@@ -51,6 +51,10 @@ class ExtensionHost(Protocol):
 
     def add_flag(self, extension: str, flag: FlagDefinition) -> None: ...
 
+    def add_message_renderer(
+        self, extension: str, custom_type: str, renderer: Callable[..., Any]
+    ) -> None: ...
+
     def flag_value(self, name: str) -> bool | str | None: ...
 
     def register_provider(

@@ -90,6 +90,7 @@ class LoadedExtension:
     shortcuts: list[ShortcutDefinition] = field(default_factory=list)
     flags: dict[str, FlagDefinition] = field(default_factory=dict)
     providers: list[str] = field(default_factory=list)
+    message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -207,6 +208,24 @@ class ExtensionRunner(SessionHooks):
 
     def add_shortcut(self, extension: str, shortcut: ShortcutDefinition) -> None:
         self._owner(extension).shortcuts.append(shortcut)
+
+    def add_message_renderer(self, extension: str, custom_type: str, renderer: Callable[..., Any]) -> None:
+        self._owner(extension).message_renderers[custom_type] = renderer
+
+    def message_renderer(self, custom_type: str) -> tuple[str, Callable[..., Any]] | None:
+        """(extension name, renderer) for a custom message type; the last registration wins."""
+        for ext in reversed(self.extensions):
+            if custom_type in ext.message_renderers:
+                return ext.name, ext.message_renderers[custom_type]
+        return None
+
+    def tool_renderers(self, tool_name: str) -> tuple[str, ToolDefinition] | None:
+        """(extension name, definition) of an extension tool that renders itself."""
+        for ext in reversed(self.extensions):
+            definition = ext.tools.get(tool_name)
+            if definition is not None and (definition.render_call or definition.render_result):
+                return ext.name, definition
+        return None
 
     def add_flag(self, extension: str, flag: FlagDefinition) -> None:
         self._owner(extension).flags[flag.name] = flag

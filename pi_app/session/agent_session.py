@@ -414,6 +414,8 @@ class AgentSession:
         if not trigger_turn:
             self.agent.append_message(message)
             self._persist(message)
+            await self._emit(MessageStartEvent(message))  # front ends show it like any other message
+            await self._emit(MessageEndEvent(message))
             return
         await self._start_run(message, None, None)
 

@@ -132,6 +132,10 @@ class PiApp(App[None]):
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
         self.chat = Conversation(home=self.home, clock=self.options.clock, id="chat")
+        if options.extensions is not None:  # before the first build: resumed messages render as live ones
+            from pi_app.tui.extension_ui import extension_renderers
+
+            self.chat.custom = extension_renderers(options.extensions)
         self.bridge = EventBridge(self.chat, self)
         self.queue_area = QueueArea(id="queue")
         # what extensions put on screen (ctx.ui.set_widget / set_status)

@@ -15,10 +15,12 @@ from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from pi_app.extensions.types import NotifyLevel
+from widgets.custom_render import CustomRenderers, ToolRenderers
 from widgets.extension_slots import ExtensionStatus, ExtensionWidgetArea
 from widgets.notices import ErrorNotice, Notice
 
 if TYPE_CHECKING:
+    from pi_app.extensions.runner import ExtensionRunner
     from pi_app.tui.context import AppContext
 
 
@@ -183,3 +185,16 @@ class TuiExtensionUI:
 
     def get_editor_text(self) -> str:
         return self.app.editor.text
+
+
+def extension_renderers(runner: ExtensionRunner) -> CustomRenderers:
+    """The conversation's lookups into what the loaded extensions render themselves."""
+
+    def tool(name: str) -> ToolRenderers | None:
+        found = runner.tool_renderers(name)
+        if found is None:
+            return None
+        owner, definition = found
+        return ToolRenderers(owner, definition.render_call, definition.render_result)
+
+    return CustomRenderers(tool=tool, message=runner.message_renderer)
