@@ -254,6 +254,12 @@ class ChatLog(VerticalScroll, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value):
+            # Textual scrolls through a fast path (Compositor.reflow_visible) that leaves its full map as it
+            # was; a full layout in the same frame as a later scroll (re-attaching to the bottom updates the
+            # badge) then compares against that stale map, finds "no change" and leaves the terminal showing
+            # the old position. Repainting the log's region keeps what is drawn in step with scroll_y.
+            self.refresh()
         if self.new_count and self.following:
             self._reset_badge()
         if new_value <= 0 < old_value:
