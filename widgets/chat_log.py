@@ -1,13 +1,13 @@
 """The conversation: follows new output only while the view is at the bottom.
 
-Scrolling up freezes the view and shows a ``↓ N new`` badge; End (or scrolling back down to the
-bottom) re-attaches. Old widgets beyond a cap are pruned; :meth:`ChatLog.prepend_history` mounts
+Scrolling up freezes the view and shows a ``↓ N new`` badge on a row of its own just below the log (never
+over transcript text); End (or scrolling back down to the bottom) re-attaches. A new prompt re-attaches too. Old widgets beyond a cap are pruned; :meth:`ChatLog.prepend_history` mounts
 earlier entries on demand (the App answers :class:`ChatLog.EarlierRequested`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from textual import events
@@ -25,9 +25,11 @@ class Expandable(Protocol):
 
 
 class NewOutputBadge(Static):
+    """``↓ N new``: mounted right after its log as a sibling, so it takes a row of its own (the log gives
+    that row up while the badge shows) instead of being drawn over a transcript line."""
+
     DEFAULT_CSS = """
     NewOutputBadge {
-        dock: bottom;
         width: auto;
         height: 1;
         padding: 0 1;
@@ -40,9 +42,12 @@ class NewOutputBadge(Static):
     NewOutputBadge.-visible { display: block; }
     """
 
+    def __init__(self, log: ChatLog) -> None:
+        super().__init__()
+        self.chat_log = log
+
     def on_click(self) -> None:
-        if isinstance(self.parent, ChatLog):
-            self.parent.scroll_to_latest()
+        self.chat_log.scroll_to_latest()
 
 
 class ChatLog(VerticalScroll, can_focus=True):
@@ -81,19 +86,26 @@ class ChatLog(VerticalScroll, can_focus=True):
         self.wheel_lines = wheel_lines
         self.new_count = 0
         self.has_earlier = False
-        self._badge = NewOutputBadge()
+        self._badge = NewOutputBadge(self)
         self._earlier_pending = False
-
-    def compose(self) -> Iterable[Widget]:
-        yield self._badge
 
     def on_mount(self) -> None:
         self.anchor()
+        if self.parent is not None:
+            self.parent.mount(self._badge, after=self)
+
+    def on_unmount(self) -> None:
+        if self._badge.is_attached:
+            self._badge.remove()
+
+    @property
+    def badge(self) -> NewOutputBadge:
+        return self._badge
 
     # ------------------------------------------------------------------ state
     @property
     def items(self) -> list[Widget]:
-        return [w for w in self.children if w is not self._badge]
+        return list(self.children)
 
     @property
     def following(self) -> bool:

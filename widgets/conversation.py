@@ -226,6 +226,7 @@ class Conversation(ChatLog):
         """The user's ``!cmd`` while it runs (the caller feeds its output and finishes it); once stored,
         the ``bashExecution`` message shows through :meth:`widgets_for` in the same view."""
         view = BashExecutionView(command, clock=clock, tick=tick, exclude_from_context=exclude_from_context)
+        self.scroll_to_latest()
         await self.add(view)
         return view
 
@@ -234,6 +235,7 @@ class Conversation(ChatLog):
         thinking deltas come through :meth:`append_text` / :meth:`append_thinking`, already merged."""
         match event:
             case MessageStartEvent() if role_of(event.message) == "user":
+                self.scroll_to_latest()  # a new prompt follows its answer, wherever the view was
                 await self.add_message(event.message)
             case MessageStartEvent() if role_of(event.message) == "assistant":
                 self.current = AssistantMessageView(hide_thinking=self.hide_thinking)
