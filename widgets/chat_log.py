@@ -91,7 +91,7 @@ class ChatLog(VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.anchor()
-        if self.parent is not None:
+        if isinstance(self.parent, Widget):
             self.parent.mount(self._badge, after=self)
 
     def on_unmount(self) -> None:
@@ -277,15 +277,34 @@ class ChatLog(VerticalScroll, can_focus=True):
         if new_value <= 0 < old_value:
             self._request_earlier()
 
+    # ------------------------------------------------------------------ keyboard scrolling (pi's tui.altScreen.*)
+    def scroll_lines(self, lines: int) -> None:
+        """Scroll by ``lines`` (negative: up). Reaching the bottom re-attaches; the top asks for earlier
+        entries (see ``watch_scroll_y``)."""
+        target = self.scroll_target_y + lines
+        if lines > 0 and target >= self.max_scroll_y:
+            self.scroll_to_latest()
+        else:
+            self.scroll_to(y=max(0, target), animate=False, immediate=True)
+
+    def page_height(self) -> int:
+        """Rows shown at once (a page keeps one of them, for context)."""
+        return max(1, self.scrollable_content_region.height)
+
+    def scroll_pages(self, pages: float) -> None:
+        """Scroll by whole or half pages (negative: up)."""
+        height = self.page_height()
+        step = max(1, height - 1) if abs(pages) >= 1 else max(1, int(height * abs(pages)))
+        self.scroll_lines(step if pages > 0 else -step)
+
+    def scroll_to_top(self) -> None:
+        self.action_scroll_to_top()
+
     def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         if not (event.ctrl or event.shift):
             event.stop()
             event.prevent_default()
-            target = self.scroll_target_y + self.wheel_lines
-            if target >= self.max_scroll_y:
-                self.scroll_to_latest()  # reaching the bottom re-attaches
-            else:
-                self.scroll_to(y=target, animate=False, immediate=True)
+            self.scroll_lines(self.wheel_lines)
             return
         super()._on_mouse_scroll_down(event)
 
@@ -293,7 +312,7 @@ class ChatLog(VerticalScroll, can_focus=True):
         if not (event.ctrl or event.shift):
             event.stop()
             event.prevent_default()
-            self.scroll_to(y=self.scroll_target_y - self.wheel_lines, animate=False, immediate=True)
+            self.scroll_lines(-self.wheel_lines)
             return
         super()._on_mouse_scroll_up(event)
 

@@ -317,6 +317,29 @@ class Conversation(ChatLog):
                 text = f"Compaction failed: {text}"
             await self.add(ErrorNotice(text))
 
+    # ================================================================== prompt jumps (pi's previous/nextPrompt)
+    def prompt_tops(self) -> list[int]:
+        """Where each shown user message starts, in the log's scroll coordinates."""
+        return [w.virtual_region.y for w in self.items if isinstance(w, UserMessageView) and w.display]
+
+    def jump_to_prompt(self, direction: int) -> None:
+        """Put the previous (-1) or next (+1) user message at the top of the view. Past the last one the
+        view goes to the bottom and follows; before the first, to the top (which loads earlier entries)."""
+        here = round(self.scroll_y)
+        tops = self.prompt_tops()
+        if direction < 0:
+            earlier = [y for y in tops if y < here]
+            if earlier:
+                self.scroll_to(y=earlier[-1], animate=False, immediate=True)
+            else:
+                self.scroll_to_top()
+            return
+        later = [y for y in tops if y > here]
+        if later and later[0] < self.max_scroll_y:
+            self.scroll_to(y=later[0], animate=False, immediate=True)
+        else:
+            self.scroll_to_latest()
+
     # ================================================================== keyboard selection (a cursor)
     @property
     def selecting(self) -> bool:

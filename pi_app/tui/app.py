@@ -27,7 +27,7 @@ from pi_app.tui.commands import completion_commands, find_command, run_command, 
 from pi_app.tui.dialogs import Dialogs
 from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
-from pi_app.tui.key_actions import KeyActions
+from pi_app.tui.key_actions import TRANSCRIPT_BINDINGS, KeyActions
 from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.screens.settings import ThemeSelectScreen
@@ -102,7 +102,14 @@ class PiApp(App[None]):
             UNBOUND, "slash_command('resume')", "Resume a session", priority=True, id="app.session.resume"
         ),
         # up/down and c/enter then belong to the conversation (its own bindings, while it has the cursor)
-        Binding("ctrl+up", "select_messages", "Select a message (c/enter copies)", priority=True),
+        Binding(
+            "ctrl+x",
+            "select_messages",
+            "Select a message (c/enter copies)",
+            priority=True,
+            id="app.message.copy",
+        ),
+        *TRANSCRIPT_BINDINGS,
     ]
 
     def __init__(self, session: AgentSession, options: TuiOptions | None = None) -> None:
@@ -198,6 +205,9 @@ class PiApp(App[None]):
 
     async def action_dequeue(self) -> None:
         await self.keys.dequeue()
+
+    def action_transcript(self, move: str) -> None:
+        self.keys.transcript(move)
 
     def action_select_messages(self) -> None:
         self.selection.start()

@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from textual.app import SuspendNotSupported
+from textual.binding import Binding
 from textual.screen import ModalScreen
 
 from pi_app.tui.external_editor import edit_text
@@ -47,6 +48,44 @@ if TYPE_CHECKING:
 
 SELECTION_ACTIONS = frozenset({"selection_move", "selection_copy"})
 
+UNBOUND = "pi_unbound"  # a key no terminal sends: the key of an action that has none (see keybindings.py)
+
+# pi 1.6's fullscreen transcript keys (docs/keybindings.md "Fullscreen"), with its ids. They take precedence
+# over the editor's keys while no list or dialog has the focus (see KeyActions.enabled). Ctrl+Up/Down stand
+# in where the terminal cannot send Ctrl+Shift; Ctrl+F where Ctrl+Shift+F arrives as Ctrl+F.
+
+
+def _transcript(keys: str, move: str, description: str, pi_id: str) -> Binding:
+    return Binding(keys, f"transcript('{move}')", description, show=False, priority=True, id=pi_id)
+
+
+TRANSCRIPT_BINDINGS: list[Binding] = [
+    _transcript("pageup", "page_up", "Scroll the transcript up a page", "tui.altScreen.pageUp"),
+    _transcript("pagedown", "page_down", "Scroll the transcript down a page", "tui.altScreen.pageDown"),
+    _transcript(UNBOUND, "half_page_up", "Scroll the transcript up half a page", "tui.altScreen.halfPageUp"),
+    _transcript(
+        UNBOUND, "half_page_down", "Scroll the transcript down half a page", "tui.altScreen.halfPageDown"
+    ),
+    _transcript(UNBOUND, "line_up", "Scroll the transcript up a line", "tui.altScreen.lineUp"),
+    _transcript(UNBOUND, "line_down", "Scroll the transcript down a line", "tui.altScreen.lineDown"),
+    _transcript(
+        "ctrl+shift+up,ctrl+up",
+        "previous_prompt",
+        "Jump to the previous user message",
+        "tui.altScreen.previousPrompt",
+    ),
+    _transcript(
+        "ctrl+shift+down,ctrl+down",
+        "next_prompt",
+        "Jump to the next user message",
+        "tui.altScreen.nextPrompt",
+    ),
+    _transcript("ctrl+home", "top", "Go to the top of the transcript", "tui.altScreen.top"),
+    _transcript(
+        "ctrl+end", "bottom", "Go to the end of the transcript and follow it", "tui.altScreen.bottom"
+    ),
+]
+
 
 class KeyActions:
     def __init__(self, app: KeyHost) -> None:
@@ -67,7 +106,29 @@ class KeyActions:
             return not app.editor.text
         if action == "dequeue" and app.selection.active:
             return False
+        if action == "transcript" and app.menu.is_open:
+            return False  # the completion list keeps its keys
+        if action == "select_messages" and app.editor.selected_text:
+            return False  # ctrl+x cuts the editor's selected text
         return True
+
+    def transcript(self, move: str) -> None:
+        """pi's fullscreen transcript keys: scroll by pages, half pages or lines, jump between user messages,
+        go to the top, or to the bottom (which follows new output again)."""
+        chat = self.app.chat
+        match move:
+            case "page_up" | "page_down":
+                chat.scroll_pages(-1 if move == "page_up" else 1)
+            case "half_page_up" | "half_page_down":
+                chat.scroll_pages(-0.5 if move == "half_page_up" else 0.5)
+            case "line_up" | "line_down":
+                chat.scroll_lines(-1 if move == "line_up" else 1)
+            case "previous_prompt" | "next_prompt":
+                chat.jump_to_prompt(-1 if move == "previous_prompt" else 1)
+            case "top":
+                chat.scroll_to_top()
+            case "bottom":
+                chat.scroll_to_latest()
 
     async def slash_command(self, name: str) -> None:
         """A session action bound in keybindings.json (newSession, tree, fork, resume) runs its command."""
