@@ -32,6 +32,7 @@ from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, 
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.screens.settings import ThemeSelectScreen
 from pi_app.tui.selection import MessageSelection
+from pi_app.tui.terminal_keys import key_notes, recognise_esc_cr, unreachable_keys
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, setup_themes
 from widgets.chat_log import ChatLog
 from widgets.completion import CompletionMenu, DefaultCompletionProvider
@@ -147,6 +148,9 @@ class PiApp(App[None]):
         self.keys = KeyActions(self)
         self.dialogs = Dialogs(self)
         self._apply_user_keybindings()
+        recognise_esc_cr()  # Alt+Enter as most terminals send it
+        self.unreachable_keys = frozenset[str]() if options.test_mode else unreachable_keys(os.environ)
+        self.startup_warnings += key_notes(self.unreachable_keys)
 
     def _apply_user_keybindings(self) -> None:
         """pi's ``<agent dir>/keybindings.json``: its keys replace the defaults; problems are shown at start."""
@@ -588,7 +592,7 @@ class PiApp(App[None]):
         for table in tables:
             for key, bindings in table.items():
                 for binding in bindings:
-                    if not binding.description or key in seen:
+                    if not binding.description or key in seen or key in self.unreachable_keys:
                         continue
                     seen.add(key)
                     rows.append((self.get_key_display(binding), binding.description))
