@@ -55,6 +55,7 @@ class StatusNotice(InfoNotice):
 
 class PiApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
+    AUTO_FOCUS = "#editor"  # the first focus; keys typed while pi starts are queued for it, not the chat
     CSS = """
     Screen { layout: vertical; background: $background; }
     .-pi-selected { border-left: thick $pi-accent; }
