@@ -39,6 +39,7 @@ from widgets.chat_log import ChatLog
 from widgets.messages import AssistantMessageView, UserMessageView
 from widgets.notices import BranchSummaryView, CompactionSummaryView, ErrorNotice, InfoNotice, Notice
 from widgets.tool_panel import ToolPanel
+from widgets.transcript_search import TranscriptSearch
 
 __all__ = ["SELECTED", "Conversation", "copy_source", "role_of", "tool_results_by_id"]
 
@@ -110,6 +111,24 @@ class Conversation(ChatLog):
         self.home = home
         self.current: AssistantMessageView | None = None  # the assistant message being streamed
         self.panels: dict[str, ToolPanel] = {}  # this run's tool panels by tool-call id
+        self.search_bar = TranscriptSearch(self)
+
+    def on_mount(self) -> None:  # (Textual calls ChatLog's on_mount too)
+        if isinstance(self.parent, Widget):
+            self.parent.mount(self.search_bar, after=self)  # a row of its own under the transcript
+
+    def on_unmount(self) -> None:
+        if self.search_bar.is_attached:
+            self.search_bar.remove()
+
+    # ================================================================== transcript search
+    def open_search(self) -> None:
+        self.search_bar.open()
+
+    @property
+    def searching(self) -> bool:
+        """The search field has the keys (Esc, Enter, Ctrl+G are its own)."""
+        return self.search_bar.is_open and self.search_bar.has_focus_within
 
     # ================================================================== message -> widgets (the one builder)
     def widgets_for(self, message: Any, results: Mapping[str, Any] | None = None) -> list[Widget]:

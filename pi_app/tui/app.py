@@ -173,7 +173,7 @@ class PiApp(App[None]):
 
     # ================================================================== keys (pi's actions; see KeyActions)
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.keys.enabled(action)
+        return self.keys.enabled(action, parameters)
 
     def action_slash_command(self, name: str) -> None:
         self.run_worker(self.keys.slash_command(name), group="submit", exit_on_error=False)

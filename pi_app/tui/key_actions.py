@@ -84,6 +84,7 @@ TRANSCRIPT_BINDINGS: list[Binding] = [
     _transcript(
         "ctrl+end", "bottom", "Go to the end of the transcript and follow it", "tui.altScreen.bottom"
     ),
+    _transcript("ctrl+shift+f,ctrl+f", "search", "Search the transcript", "tui.altScreen.search"),
 ]
 
 
@@ -93,7 +94,7 @@ class KeyActions:
         self._last_escape = -10.0
         self._last_ctrl_c = -10.0
 
-    def enabled(self, action: str) -> bool:
+    def enabled(self, action: str, parameters: tuple[object, ...] = ()) -> bool:
         """Textual's ``check_action`` for the app's own bindings."""
         app = self.app
         if isinstance(app.screen, ModalScreen) or len(app.screen_stack) > 1:
@@ -106,8 +107,10 @@ class KeyActions:
             return not app.editor.text
         if action == "dequeue" and app.selection.active:
             return False
+        if action in ("interrupt", "external_editor") and app.chat.searching:
+            return False  # Esc closes the search, Ctrl+G goes to the next match
         if action == "transcript" and app.menu.is_open:
-            return False  # the completion list keeps its keys
+            return parameters == ("search",)  # the completion list keeps its keys; search still opens
         if action == "select_messages" and app.editor.selected_text:
             return False  # ctrl+x cuts the editor's selected text
         return True
@@ -129,6 +132,8 @@ class KeyActions:
                 chat.scroll_to_top()
             case "bottom":
                 chat.scroll_to_latest()
+            case "search":
+                chat.open_search()
 
     async def slash_command(self, name: str) -> None:
         """A session action bound in keybindings.json (newSession, tree, fork, resume) runs its command."""

@@ -125,7 +125,7 @@ if TYPE_CHECKING:
 class Target:
     """Where a pi action lives here: the app's or the editor's bindings, and the Textual action string."""
 
-    owner: str  # "app" | "editor"
+    owner: str  # "app" | "editor" | "search" (the transcript search bar)
     action: str
     description: str
 
@@ -188,8 +188,13 @@ TARGETS: dict[str, tuple[Target, ...]] = {
             ("nextPrompt", "next_prompt"),
             ("top", "top"),
             ("bottom", "bottom"),
+            ("search", "search"),
         )
     },
+    # the search bar's own keys (widgets.transcript_search)
+    "tui.altScreen.searchNext": (Target("search", "step(1)", ""),),
+    "tui.altScreen.searchPrevious": (Target("search", "step(-1)", ""),),
+    "tui.altScreen.searchClose": (Target("search", "close", ""),),
 }
 # Editor actions dispatched from PromptEditor._on_key (ahead of typed text) rather than through bindings.
 _EDITOR_DISPATCHED = frozenset({"submit", "follow_up", "newline", "complete"})
