@@ -155,10 +155,18 @@ class TranscriptSearch(Horizontal):
         self._go()
 
     def _virtual_y(self, match: Match) -> int:
-        """The match's row in the transcript's scroll coordinates."""
-        transcript = self.transcript
-        top = match.widget.content_region.y - transcript.scrollable_content_region.y
-        return top + round(transcript.scroll_y) + match.line
+        """The match's row in the transcript's scroll coordinates. Summed from each widget's place in its
+        container (which scrolling does not change), not from screen regions: those lag a scroll made in
+        the same frame, and a fast typist searches several times per frame."""
+        y = match.line + match.widget.styles.gutter.top
+        node: Widget = match.widget
+        while isinstance(node.parent, Widget) and node is not self.transcript:
+            y += node.virtual_region.y
+            if node.parent is self.transcript:
+                break
+            node = node.parent
+            y += node.styles.gutter.top
+        return y
 
     def _go(self) -> None:
         match = self.matches[self.index]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_app.ai.providers.faux import faux_text
-from tests.tui_daily.helpers import SIZE, send, start
+from tests.tui_daily.helpers import SIZE, send, start, tool_run
 
 
 def _answer(n: int) -> str:
@@ -74,3 +74,18 @@ async def test_ctrl_f_opens_search_and_no_match_says_so(project: Path, faux) -> 
         await pilot.press("escape")
         await pilot.pause()
         assert not bar.is_open
+
+
+async def test_searches_faster_than_frames_still_land_on_the_match(project: Path, faux) -> None:
+    app = await start(project, faux, tool_run(10))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "go")
+        chat, bar = app.chat, app.chat.search_bar
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        for query in ("s", "st", "ste", "step", "step ", "step 3"):  # one terminal read: no frame between
+            bar.field.value = query
+            bar.search(query)
+        await pilot.pause()
+        assert len(bar.matches) == 1 and _visible(chat, bar.current)
+        assert app.screen.get_selected_text().lower() == "step 3"
