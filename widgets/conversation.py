@@ -41,7 +41,7 @@ from widgets.notices import BranchSummaryView, CompactionSummaryView, ErrorNotic
 from widgets.tool_panel import ToolPanel
 from widgets.transcript_search import TranscriptSearch
 
-__all__ = ["SELECTED", "Conversation", "copy_source", "role_of", "tool_results_by_id"]
+__all__ = ["SELECTED", "Conversation", "code_blocks", "copy_source", "role_of", "tool_results_by_id"]
 
 SELECTED = "-pi-selected"
 
@@ -78,6 +78,14 @@ def copy_source(widget: Widget) -> str | None:
     return None
 
 
+def code_blocks(markdown: str) -> list[str]:
+    """The code blocks (fenced or indented) of a Markdown text, as their source without the fences."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    return [t.content.rstrip("\n") for t in tokens if t.type in ("fence", "code_block")]
+
+
 def _hide_if_silent(view: AssistantMessageView) -> AssistantMessageView:
     if not view.frozen_markup():
         view.display = False  # a tool-call-only turn: its panels speak for it
@@ -91,16 +99,30 @@ class Conversation(ChatLog):
         Binding("up", "selection_move(-1)", "Previous message", show=False),
         Binding("down", "selection_move(1)", "Next message", show=False),
         Binding("c,enter", "selection_copy", "Copy selected message", show=False),
+        Binding(
+            "b",
+            "selection_copy_code",
+            "Copy a code block of the selected message (again: the next)",
+            show=False,
+        ),
     ]
 
     cursor: var[int | None] = var(None)  # index among the selectable entries; None: no selection
 
     class CopyRequested(Message):
-        """c/enter on the selected entry: the app copies :meth:`Conversation.selected_text`."""
+        """c/enter on the selected entry: the app copies :meth:`Conversation.selected_text`. b: the app copies
+        ``code_block`` (its text, number and the message's count of blocks; None: the message has none)."""
 
-        def __init__(self, conversation: Conversation) -> None:
+        def __init__(
+            self,
+            conversation: Conversation,
+            code: bool = False,
+            code_block: tuple[str, int, int] | None = None,
+        ) -> None:
             super().__init__()
             self.conversation = conversation
+            self.code = code
+            self.code_block = code_block
 
         @property
         def control(self) -> Conversation:
@@ -112,6 +134,7 @@ class Conversation(ChatLog):
         self.current: AssistantMessageView | None = None  # the assistant message being streamed
         self.panels: dict[str, ToolPanel] = {}  # this run's tool panels by tool-call id
         self.search_bar = TranscriptSearch(self)
+        self._code_index = -1  # the code block of the selected entry that "b" copied last
 
     def on_mount(self) -> None:  # (Textual calls ChatLog's on_mount too)
         if isinstance(self.parent, Widget):
@@ -389,7 +412,7 @@ class Conversation(ChatLog):
         return copy_source(widget) if widget is not None else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "selection_copy":
+        if action in ("selection_copy", "selection_copy_code"):
             return self.selecting
         return True
 
@@ -407,7 +430,19 @@ class Conversation(ChatLog):
     def action_selection_copy(self) -> None:
         self.post_message(self.CopyRequested(self))
 
+    def action_selection_copy_code(self) -> None:
+        """b: the selected entry's first code block; pressed again, the next one (wrapping)."""
+        text = self.selected_text()
+        blocks = code_blocks(text) if text else []
+        if not blocks:
+            self.post_message(self.CopyRequested(self, code=True))
+            return
+        self._code_index = (self._code_index + 1) % len(blocks)
+        block = (blocks[self._code_index], self._code_index + 1, len(blocks))
+        self.post_message(self.CopyRequested(self, code=True, code_block=block))
+
     def watch_cursor(self, cursor: int | None) -> None:
+        self._code_index = -1
         items = self.selectable()
         for widget in self.items:
             widget.set_class(False, SELECTED)

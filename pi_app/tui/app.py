@@ -218,8 +218,11 @@ class PiApp(App[None]):
         self.selection.start()
 
     @on(Conversation.CopyRequested)
-    async def _copy_selected(self) -> None:
-        await self.keys.selection_copy()
+    async def _copy_selected(self, message: Conversation.CopyRequested) -> None:
+        if message.code:
+            await self.keys.selection_copy_code(message.code_block)
+        else:
+            await self.keys.selection_copy()
 
     # ================================================================== dialogs (see Dialogs)
     def open_model_selector(self, query: str = "") -> None:

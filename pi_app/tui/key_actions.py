@@ -46,7 +46,7 @@ if TYPE_CHECKING:
         def action_suspend_process(self) -> None: ...
 
 
-SELECTION_ACTIONS = frozenset({"selection_move", "selection_copy"})
+SELECTION_ACTIONS = frozenset({"selection_move", "selection_copy", "selection_copy_code"})
 
 UNBOUND = "pi_unbound"  # a key no terminal sends: the key of an action that has none (see keybindings.py)
 
@@ -286,6 +286,16 @@ class KeyActions:
         app.chat.set_hide_thinking(hide)
         app.session.settings.set_hide_thinking_block(hide)
         await app.show_status(f"Thinking blocks: {'hidden' if hide else 'visible'}")
+
+    async def selection_copy_code(self, block: tuple[str, int, int] | None) -> None:
+        """b on a selected message: copy one of its code blocks; the selection stays, so b again copies the
+        next one."""
+        app = self.app
+        if block is None:
+            await app.show_status("The selected message has no code block")
+            return
+        text, number, total = block
+        await app.copy_text(text, f"Copied code block {number} of {total} to clipboard")
 
     async def selection_copy(self) -> None:
         app = self.app
