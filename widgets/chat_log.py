@@ -1,8 +1,9 @@
 """The conversation: follows new output only while the view is at the bottom.
 
 Scrolling up freezes the view and shows a ``↓ N new`` badge on a row of its own just below the log (never
-over transcript text); End (or scrolling back down to the bottom) re-attaches. A new prompt re-attaches too. Old widgets beyond a cap are pruned; :meth:`ChatLog.prepend_history` mounts
-earlier entries on demand (the App answers :class:`ChatLog.EarlierRequested`).
+over transcript text); End, Ctrl+End or scrolling back down to the bottom re-attaches. Old widgets beyond a
+cap are pruned; :meth:`ChatLog.prepend_history` mounts earlier entries on demand (the App answers
+:class:`ChatLog.EarlierRequested`).
 """
 
 from __future__ import annotations
@@ -277,7 +278,7 @@ class ChatLog(VerticalScroll, can_focus=True):
         if new_value <= 0 < old_value:
             self._request_earlier()
 
-    # ------------------------------------------------------------------ keyboard scrolling (pi's tui.altScreen.*)
+    # ------------------------------------------------------------ keyboard scrolling (pi's tui.altScreen.*)
     def scroll_lines(self, lines: int) -> None:
         """Scroll by ``lines`` (negative: up). Reaching the bottom re-attaches; the top asks for earlier
         entries (see ``watch_scroll_y``)."""
@@ -288,7 +289,7 @@ class ChatLog(VerticalScroll, can_focus=True):
             self.scroll_to(y=max(0, target), animate=False, immediate=True)
 
     def page_height(self) -> int:
-        """Rows shown at once (a page keeps one of them, for context)."""
+        """Rows shown at once (a page scroll moves one less, keeping a line of context)."""
         return max(1, self.scrollable_content_region.height)
 
     def scroll_pages(self, pages: float) -> None:

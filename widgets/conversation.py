@@ -359,7 +359,7 @@ class Conversation(ChatLog):
                 text = f"Compaction failed: {text}"
             await self.add(ErrorNotice(text))
 
-    # ================================================================== prompt jumps (pi's previous/nextPrompt)
+    # ============================================================ prompt jumps (pi's previous/nextPrompt)
     def prompt_tops(self) -> list[int]:
         """Where each shown user message starts, in the log's scroll coordinates."""
         return [w.virtual_region.y for w in self.items if isinstance(w, UserMessageView) and w.display]

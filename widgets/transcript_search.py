@@ -1,8 +1,9 @@
 """Transcript search (pi 1.6's ``tui.altScreen.search``): a one-row bar under the conversation.
 
-Typing searches the transcript as it is drawn (wrapped lines, rendered Markdown, tool panels), case-insensitively;
-Enter / Ctrl+G go to the next match, Shift+Enter / Ctrl+Shift+G to the previous one, Esc closes. The current match
-is scrolled into view and highlighted as a text selection (so Ctrl+C copies it); the bar counts the matches.
+Typing searches the transcript as it is drawn (wrapped lines, rendered Markdown, tool panels),
+case-insensitively; Enter / Ctrl+G go to the next match, Shift+Enter / Ctrl+Shift+G to the previous one, Esc
+closes. The current match is scrolled into view and highlighted as a text selection (so Ctrl+C copies it);
+the bar counts the matches.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Dialog text fields show what is typed (issue 17): the /model and Ctrl+L search and both /login fields kept
-only their border rows once focused. Pilot checks of what the terminal shows, and a snapshot of each dialog."""
+"""Dialog text fields show what is typed (issue 17): the /model and Ctrl+L search and both /login fields
+kept only their border rows once focused. Pilot checks of what the terminal shows, and a snapshot of each
+dialog."""
 
 from __future__ import annotations
 
