@@ -5,8 +5,8 @@ then CR. Textual's parser drops the ESC of that pair and reports a plain Enter, 
 steering. :func:`recognise_esc_cr` teaches the parser the pair; Textual offers no public hook for input
 sequences, so this adds one entry to its sequence table (a test guards the parser's behaviour).
 
-Shift+Enter and Ctrl+Enter: inside tmux without ``extended-keys`` they arrive as plain Enter and cannot be
-told apart at all. :func:`unreachable_keys` names such keys (for /hotkeys, which must not advertise them) and
+Shift+Enter and Ctrl+Enter: inside tmux without ``extended-keys`` they arrive as plain Enter (and
+Ctrl+Shift+letter as Ctrl+letter), so they cannot be told apart at all. :func:`unreachable_keys` names such keys (for /hotkeys, which must not advertise them) and
 :func:`key_notes` says so once at start, naming the key that does arrive.
 """
 
@@ -55,7 +55,10 @@ def unreachable_keys(
 ) -> frozenset[str]:
     """Keys that cannot arrive in this terminal as themselves (they come as another key)."""
     if env.get("TMUX") and (tmux_option("extended-keys") or "off") == "off":
-        return frozenset({"shift+enter", "ctrl+enter"})
+        # Enter with a modifier comes as Enter; Ctrl+Shift+letter as Ctrl+letter (a control byte has no Shift)
+        return frozenset(
+            {"shift+enter", "ctrl+enter", *(f"ctrl+shift+{c}" for c in "abcdefghijklmnopqrstuvwxyz")}
+        )
     return frozenset()
 
 

@@ -53,7 +53,7 @@ def test_shift_enter_in_tmux_without_extended_keys_is_named_once() -> None:
         return "off"
 
     unreachable = unreachable_keys({"TMUX": "/tmp/tmux-0/default,1,0"}, tmux_off)
-    assert unreachable == {"shift+enter", "ctrl+enter"}
+    assert {"shift+enter", "ctrl+enter", "ctrl+shift+f", "ctrl+shift+p"} <= unreachable
     (note,) = key_notes(unreachable)
     assert "Shift+Enter arrives as Enter" in note and "Ctrl+J" in note
     assert unreachable_keys({"TMUX": "x"}, lambda name: "on") == frozenset()
@@ -65,6 +65,10 @@ async def test_hotkeys_never_list_a_key_that_cannot_arrive(project: Path, faux) 
     app = await start(project, faux, [])
     async with app.run_test(size=SIZE):
         assert "shift+⏎" in app.hotkeys_text().lower()
-        app.unreachable_keys = frozenset({"shift+enter", "ctrl+enter"})
-        text = app.hotkeys_text().lower()
-        assert "shift+⏎" not in text and "^j" in text
+        assert "shift+^f" in app.hotkeys_text().lower()
+        app.unreachable_keys = unreachable_keys({"TMUX": "x"}, lambda name: "off")
+        lines = app.hotkeys_text().lower().splitlines()
+        keys = {line.split()[0] for line in lines[2:] if line.strip()}
+        assert "shift+⏎" not in keys and "^j" in keys
+        assert "shift+^f" not in keys and "^f" in keys  # the key that does arrive stays listed
+        assert "shift+^p" not in keys
