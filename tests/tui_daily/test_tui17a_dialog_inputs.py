@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from textual.widget import Widget
 from textual.widgets import Input
 
 from pi_app.tui.screens.login import LoginScreen
@@ -20,6 +21,8 @@ DIALOG_SIZE = (100, 30)
 
 def _fields_show_text(screen) -> None:
     for field in screen.query(Input):
+        if not all(node.display for node in field.ancestors_with_self if isinstance(node, Widget)):
+            continue  # a field that is not shown at the moment (a rename field before Ctrl+R)
         assert field.content_region.height >= 1, f"{field.id} has no row for its text"
 
 
@@ -76,3 +79,50 @@ def test_snapshot_model_selector_with_search_text(snap_compare, project: Path) -
 
 def test_snapshot_login_with_both_fields_typed(snap_compare, project: Path) -> None:
     assert snap_compare(_app(project), terminal_size=DIALOG_SIZE, run_before=_open_login)
+
+
+async def _typed_field_is_drawn(app, pilot, drawn: DrawnScreen, text: str) -> None:
+    """The focused field holds ``text`` and the terminal shows it on the field's row."""
+    await pilot.press(*text)
+    await pilot.pause()
+    _fields_show_text(app.screen)
+    field = app.focused
+    assert isinstance(field, Input) and field.value == text
+    region = field.content_region
+    assert text in drawn.lines()[region.y][region.x : region.right]
+
+
+async def test_every_other_screen_field_shows_typed_text(project: Path, faux) -> None:
+    """The resume picker's search, the tree's label field and the branch summary's custom instructions."""
+    from pi_app.ai.providers.faux import faux_text
+    from pi_app.tui.session_commands import open_resume, open_tree
+    from tests.tui_daily.helpers import send
+    from widgets.tree.screen import BranchSummaryChoiceScreen
+
+    faux.enqueue(faux_text("an answer"))
+    app = make_app(await make_session(project))
+    async with app.run_test(size=SIZE) as pilot:
+        drawn = DrawnScreen(app, *SIZE)
+        await send(app, pilot, "hello")
+
+        await open_resume(app)
+        await pilot.pause()
+        await _typed_field_is_drawn(app, pilot, drawn, "hello")
+        await pilot.press("escape")
+        await pilot.pause()
+
+        await open_tree(app)
+        await pilot.pause()
+        await pilot.press("shift+l")
+        await pilot.pause()
+        await _typed_field_is_drawn(app, pilot, drawn, "mylabel")
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+
+        app.push_screen(BranchSummaryChoiceScreen())
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one("#choice-custom").add_class("editing")
+        screen.query_one("#choice-input", Input).focus()
+        await pilot.pause()
+        await _typed_field_is_drawn(app, pilot, drawn, "focus on tests")
