@@ -89,3 +89,20 @@ async def test_searches_faster_than_frames_still_land_on_the_match(project: Path
         await pilot.pause()
         assert len(bar.matches) == 1 and _visible(chat, bar.current)
         assert app.screen.get_selected_text().lower() == "step 3"
+
+
+def test_snapshot_search_bar_with_current_match(snap_compare, project: Path, faux) -> None:
+    import asyncio
+
+    from tests.tui.conftest import make_app, make_session
+
+    faux.enqueue(*[faux_text(_answer(n)) for n in range(2)])
+    app = make_app(asyncio.run(make_session(project)))
+
+    async def run_before(pilot) -> None:
+        for n in range(2):
+            await send(pilot.app, pilot, f"prompt {n}")
+        await pilot.press("ctrl+f", *"needle number 0")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
