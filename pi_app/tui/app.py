@@ -107,7 +107,7 @@ class PiApp(App[None]):
         Binding(
             "ctrl+x",
             "select_messages",
-            "Select a message (c/enter copies)",
+            "Select a message (c/enter: copy it, b: a code block)",
             priority=True,
             id="app.message.copy",
         ),

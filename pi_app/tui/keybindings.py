@@ -174,7 +174,9 @@ TARGETS: dict[str, tuple[Target, ...]] = {
     "deleteToLineStart": (Target("editor", "delete_to_start_of_line", ""),),
     "deleteToLineEnd": (Target("editor", "delete_to_end_of_line_or_delete_line", ""),),
     "undo": (Target("editor", "undo", ""),),
-    "app.message.copy": (Target("app", "select_messages", "Select a message (c/enter copies)"),),
+    "app.message.copy": (
+        Target("app", "select_messages", "Select a message (c/enter: copy it, b: a code block)"),
+    ),
     **{
         f"tui.altScreen.{name}": (Target("app", f"transcript('{move}')", ""),)
         for name, move in (

@@ -45,3 +45,17 @@ async def test_b_copies_each_code_block_of_the_selected_message(project: Path, f
         await pilot.pause()
         assert clipboard.last == ANSWER
         assert not app.selection.active
+
+
+async def test_ctrl_x_cuts_text_selected_in_the_editor(project: Path, faux) -> None:
+    app = await start(project, faux, [faux_text(ANSWER)])
+    async with app.run_test(size=SIZE) as pilot:
+        await send(app, pilot, "show me")
+        app.editor.load_text("draft")
+        app.editor.select_all()
+        await pilot.press("ctrl+x")
+        await pilot.pause()
+        assert app.editor.text == "" and not app.selection.active
+        await pilot.press("ctrl+x")  # nothing selected in the editor: message selection
+        await pilot.pause()
+        assert app.selection.active
