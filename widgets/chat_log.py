@@ -1,13 +1,14 @@
 """The conversation: follows new output only while the view is at the bottom.
 
-Scrolling up freezes the view and shows a ``↓ N new`` badge; End (or scrolling back down to the
-bottom) re-attaches. Old widgets beyond a cap are pruned; :meth:`ChatLog.prepend_history` mounts
-earlier entries on demand (the App answers :class:`ChatLog.EarlierRequested`).
+Scrolling up freezes the view and shows a ``↓ N new`` badge on a row of its own just below the log (never
+over transcript text); End, Ctrl+End or scrolling back down to the bottom re-attaches. Old widgets beyond a
+cap are pruned; :meth:`ChatLog.prepend_history` mounts earlier entries on demand (the App answers
+:class:`ChatLog.EarlierRequested`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from textual import events
@@ -25,9 +26,11 @@ class Expandable(Protocol):
 
 
 class NewOutputBadge(Static):
+    """``↓ N new``: mounted right after its log as a sibling, so it takes a row of its own (the log gives
+    that row up while the badge shows) instead of being drawn over a transcript line."""
+
     DEFAULT_CSS = """
     NewOutputBadge {
-        dock: bottom;
         width: auto;
         height: 1;
         padding: 0 1;
@@ -40,9 +43,12 @@ class NewOutputBadge(Static):
     NewOutputBadge.-visible { display: block; }
     """
 
+    def __init__(self, log: ChatLog) -> None:
+        super().__init__()
+        self.chat_log = log
+
     def on_click(self) -> None:
-        if isinstance(self.parent, ChatLog):
-            self.parent.scroll_to_latest()
+        self.chat_log.scroll_to_latest()
 
 
 class ChatLog(VerticalScroll, can_focus=True):
@@ -81,19 +87,26 @@ class ChatLog(VerticalScroll, can_focus=True):
         self.wheel_lines = wheel_lines
         self.new_count = 0
         self.has_earlier = False
-        self._badge = NewOutputBadge()
+        self._badge = NewOutputBadge(self)
         self._earlier_pending = False
-
-    def compose(self) -> Iterable[Widget]:
-        yield self._badge
 
     def on_mount(self) -> None:
         self.anchor()
+        if isinstance(self.parent, Widget):
+            self.parent.mount(self._badge, after=self)
+
+    def on_unmount(self) -> None:
+        if self._badge.is_attached:
+            self._badge.remove()
+
+    @property
+    def badge(self) -> NewOutputBadge:
+        return self._badge
 
     # ------------------------------------------------------------------ state
     @property
     def items(self) -> list[Widget]:
-        return [w for w in self.children if w is not self._badge]
+        return list(self.children)
 
     @property
     def following(self) -> bool:
@@ -254,20 +267,45 @@ class ChatLog(VerticalScroll, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value):
+            # Textual scrolls through a fast path (Compositor.reflow_visible) that leaves its full map as it
+            # was; a full layout in the same frame as a later scroll (re-attaching to the bottom updates the
+            # badge) then compares against that stale map, finds "no change" and leaves the terminal showing
+            # the old position. Repainting the log's region keeps what is drawn in step with scroll_y.
+            self.refresh()
         if self.new_count and self.following:
             self._reset_badge()
         if new_value <= 0 < old_value:
             self._request_earlier()
 
+    # ------------------------------------------------------------ keyboard scrolling (pi's tui.altScreen.*)
+    def scroll_lines(self, lines: int) -> None:
+        """Scroll by ``lines`` (negative: up). Reaching the bottom re-attaches; the top asks for earlier
+        entries (see ``watch_scroll_y``)."""
+        target = self.scroll_target_y + lines
+        if lines > 0 and target >= self.max_scroll_y:
+            self.scroll_to_latest()
+        else:
+            self.scroll_to(y=max(0, target), animate=False, immediate=True)
+
+    def page_height(self) -> int:
+        """Rows shown at once (a page scroll moves one less, keeping a line of context)."""
+        return max(1, self.scrollable_content_region.height)
+
+    def scroll_pages(self, pages: float) -> None:
+        """Scroll by whole or half pages (negative: up)."""
+        height = self.page_height()
+        step = max(1, height - 1) if abs(pages) >= 1 else max(1, int(height * abs(pages)))
+        self.scroll_lines(step if pages > 0 else -step)
+
+    def scroll_to_top(self) -> None:
+        self.action_scroll_to_top()
+
     def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         if not (event.ctrl or event.shift):
             event.stop()
             event.prevent_default()
-            target = self.scroll_target_y + self.wheel_lines
-            if target >= self.max_scroll_y:
-                self.scroll_to_latest()  # reaching the bottom re-attaches
-            else:
-                self.scroll_to(y=target, animate=False, immediate=True)
+            self.scroll_lines(self.wheel_lines)
             return
         super()._on_mouse_scroll_down(event)
 
@@ -275,7 +313,7 @@ class ChatLog(VerticalScroll, can_focus=True):
         if not (event.ctrl or event.shift):
             event.stop()
             event.prevent_default()
-            self.scroll_to(y=self.scroll_target_y - self.wheel_lines, animate=False, immediate=True)
+            self.scroll_lines(-self.wheel_lines)
             return
         super()._on_mouse_scroll_up(event)
 

@@ -40,8 +40,9 @@ from widgets.custom_render import CustomRenderers, render_message
 from widgets.messages import AssistantMessageView, UserMessageView
 from widgets.notices import BranchSummaryView, CompactionSummaryView, ErrorNotice, InfoNotice, Notice
 from widgets.tool_panel import ToolPanel
+from widgets.transcript_search import TranscriptSearch
 
-__all__ = ["SELECTED", "Conversation", "copy_source", "role_of", "tool_results_by_id"]
+__all__ = ["SELECTED", "Conversation", "code_blocks", "copy_source", "role_of", "tool_results_by_id"]
 
 SELECTED = "-pi-selected"
 
@@ -78,6 +79,14 @@ def copy_source(widget: Widget) -> str | None:
     return None
 
 
+def code_blocks(markdown: str) -> list[str]:
+    """The code blocks (fenced or indented) of a Markdown text, as their source without the fences."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    return [t.content.rstrip("\n") for t in tokens if t.type in ("fence", "code_block")]
+
+
 def _hide_if_silent(view: AssistantMessageView) -> AssistantMessageView:
     if not view.frozen_markup():
         view.display = False  # a tool-call-only turn: its panels speak for it
@@ -91,16 +100,30 @@ class Conversation(ChatLog):
         Binding("up", "selection_move(-1)", "Previous message", show=False),
         Binding("down", "selection_move(1)", "Next message", show=False),
         Binding("c,enter", "selection_copy", "Copy selected message", show=False),
+        Binding(
+            "b",
+            "selection_copy_code",
+            "Copy a code block of the selected message (again: the next)",
+            show=False,
+        ),
     ]
 
     cursor: var[int | None] = var(None)  # index among the selectable entries; None: no selection
 
     class CopyRequested(Message):
-        """c/enter on the selected entry: the app copies :meth:`Conversation.selected_text`."""
+        """c/enter on the selected entry: the app copies :meth:`Conversation.selected_text`. b: the app copies
+        ``code_block`` (its text, number and the message's count of blocks; None: the message has none)."""
 
-        def __init__(self, conversation: Conversation) -> None:
+        def __init__(
+            self,
+            conversation: Conversation,
+            code: bool = False,
+            code_block: tuple[str, int, int] | None = None,
+        ) -> None:
             super().__init__()
             self.conversation = conversation
+            self.code = code
+            self.code_block = code_block
 
         @property
         def control(self) -> Conversation:
@@ -115,6 +138,25 @@ class Conversation(ChatLog):
         self.custom = CustomRenderers()  # what extensions render themselves (the app fills it)
         self.current: AssistantMessageView | None = None  # the assistant message being streamed
         self.panels: dict[str, ToolPanel] = {}  # this run's tool panels by tool-call id
+        self.search_bar = TranscriptSearch(self)
+        self._code_index = -1  # the code block of the selected entry that "b" copied last
+
+    def on_mount(self) -> None:  # (Textual calls ChatLog's on_mount too)
+        if isinstance(self.parent, Widget):
+            self.parent.mount(self.search_bar, after=self)  # a row of its own under the transcript
+
+    def on_unmount(self) -> None:
+        if self.search_bar.is_attached:
+            self.search_bar.remove()
+
+    # ================================================================== transcript search
+    def open_search(self) -> None:
+        self.search_bar.open()
+
+    @property
+    def searching(self) -> bool:
+        """The search field has the keys (Esc, Enter, Ctrl+G are its own)."""
+        return self.search_bar.is_open and self.search_bar.has_focus_within
 
     # ================================================================== message -> widgets (the one builder)
     def widgets_for(self, message: Any, results: Mapping[str, Any] | None = None) -> list[Widget]:
@@ -237,6 +279,7 @@ class Conversation(ChatLog):
         """The user's ``!cmd`` while it runs (the caller feeds its output and finishes it); once stored,
         the ``bashExecution`` message shows through :meth:`widgets_for` in the same view."""
         view = BashExecutionView(command, clock=clock, tick=tick, exclude_from_context=exclude_from_context)
+        self.scroll_to_latest()
         await self.add(view)
         return view
 
@@ -245,6 +288,8 @@ class Conversation(ChatLog):
         thinking deltas come through :meth:`append_text` / :meth:`append_thinking`, already merged."""
         match event:
             case MessageStartEvent() if role_of(event.message) in ("user", "custom"):
+                if role_of(event.message) == "user":
+                    self.scroll_to_latest()  # a new prompt follows its answer, wherever the view was
                 await self.add_message(event.message)
             case MessageStartEvent() if role_of(event.message) == "assistant":
                 self.current = AssistantMessageView(hide_thinking=self.hide_thinking)
@@ -326,6 +371,29 @@ class Conversation(ChatLog):
                 text = f"Compaction failed: {text}"
             await self.add(ErrorNotice(text))
 
+    # ============================================================ prompt jumps (pi's previous/nextPrompt)
+    def prompt_tops(self) -> list[int]:
+        """Where each shown user message starts, in the log's scroll coordinates."""
+        return [w.virtual_region.y for w in self.items if isinstance(w, UserMessageView) and w.display]
+
+    def jump_to_prompt(self, direction: int) -> None:
+        """Put the previous (-1) or next (+1) user message at the top of the view. Past the last one the
+        view goes to the bottom and follows; before the first, to the top (which loads earlier entries)."""
+        here = round(self.scroll_y)
+        tops = self.prompt_tops()
+        if direction < 0:
+            earlier = [y for y in tops if y < here]
+            if earlier:
+                self.scroll_to(y=earlier[-1], animate=False, immediate=True)
+            else:
+                self.scroll_to_top()
+            return
+        later = [y for y in tops if y > here]
+        if later and later[0] < self.max_scroll_y:
+            self.scroll_to(y=later[0], animate=False, immediate=True)
+        else:
+            self.scroll_to_latest()
+
     # ================================================================== keyboard selection (a cursor)
     @property
     def selecting(self) -> bool:
@@ -356,7 +424,7 @@ class Conversation(ChatLog):
         return copy_source(widget) if widget is not None else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "selection_copy":
+        if action in ("selection_copy", "selection_copy_code"):
             return self.selecting
         return True
 
@@ -374,7 +442,19 @@ class Conversation(ChatLog):
     def action_selection_copy(self) -> None:
         self.post_message(self.CopyRequested(self))
 
+    def action_selection_copy_code(self) -> None:
+        """b: the selected entry's first code block; pressed again, the next one (wrapping)."""
+        text = self.selected_text()
+        blocks = code_blocks(text) if text else []
+        if not blocks:
+            self.post_message(self.CopyRequested(self, code=True))
+            return
+        self._code_index = (self._code_index + 1) % len(blocks)
+        block = (blocks[self._code_index], self._code_index + 1, len(blocks))
+        self.post_message(self.CopyRequested(self, code=True, code_block=block))
+
     def watch_cursor(self, cursor: int | None) -> None:
+        self._code_index = -1
         items = self.selectable()
         for widget in self.items:
             widget.set_class(False, SELECTED)

@@ -27,11 +27,12 @@ from pi_app.tui.commands import completion_commands, find_command, run_command, 
 from pi_app.tui.dialogs import Dialogs
 from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
-from pi_app.tui.key_actions import KeyActions
+from pi_app.tui.key_actions import TRANSCRIPT_BINDINGS, KeyActions
 from pi_app.tui.keybindings import UNBOUND, apply_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.screens.settings import ThemeSelectScreen
 from pi_app.tui.selection import MessageSelection
+from pi_app.tui.terminal_keys import key_notes, recognise_esc_cr, unreachable_keys
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, setup_themes
 from widgets.chat_log import ChatLog
 from widgets.completion import CompletionMenu, DefaultCompletionProvider
@@ -56,6 +57,7 @@ class StatusNotice(InfoNotice):
 
 class PiApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
+    AUTO_FOCUS = "#editor"  # the first focus; keys typed while pi starts are queued for it, not the chat
     CSS = """
     Screen { layout: vertical; background: $background; }
     .-pi-selected { border-left: thick $pi-accent; }
@@ -104,7 +106,14 @@ class PiApp(App[None]):
             UNBOUND, "slash_command('resume')", "Resume a session", priority=True, id="app.session.resume"
         ),
         # up/down and c/enter then belong to the conversation (its own bindings, while it has the cursor)
-        Binding("ctrl+up", "select_messages", "Select a message (c/enter copies)", priority=True),
+        Binding(
+            "ctrl+x",
+            "select_messages",
+            "Select a message (c/enter: copy it, b: a code block)",
+            priority=True,
+            id="app.message.copy",
+        ),
+        *TRANSCRIPT_BINDINGS,
     ]
 
     def __init__(self, session: AgentSession, options: TuiOptions | None = None) -> None:
@@ -150,6 +159,9 @@ class PiApp(App[None]):
         self.keys = KeyActions(self)
         self.dialogs = Dialogs(self)
         self._apply_user_keybindings()
+        recognise_esc_cr()  # Alt+Enter as most terminals send it
+        self.unreachable_keys = frozenset[str]() if options.test_mode else unreachable_keys(os.environ)
+        self.startup_warnings += key_notes(self.unreachable_keys)
 
     def _apply_user_keybindings(self) -> None:
         """pi's ``<agent dir>/keybindings.json``: its keys replace the defaults; problems are shown at start."""
@@ -171,7 +183,7 @@ class PiApp(App[None]):
 
     # ================================================================== keys (pi's actions; see KeyActions)
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.keys.enabled(action)
+        return self.keys.enabled(action, parameters)
 
     def action_slash_command(self, name: str) -> None:
         self.run_worker(self.keys.slash_command(name), group="submit", exit_on_error=False)
@@ -209,12 +221,18 @@ class PiApp(App[None]):
     async def action_dequeue(self) -> None:
         await self.keys.dequeue()
 
+    def action_transcript(self, move: str) -> None:
+        self.keys.transcript(move)
+
     def action_select_messages(self) -> None:
         self.selection.start()
 
     @on(Conversation.CopyRequested)
-    async def _copy_selected(self) -> None:
-        await self.keys.selection_copy()
+    async def _copy_selected(self, message: Conversation.CopyRequested) -> None:
+        if message.code:
+            await self.keys.selection_copy_code(message.code_block)
+        else:
+            await self.keys.selection_copy()
 
     # ================================================================== dialogs (see Dialogs)
     def open_model_selector(self, query: str = "") -> None:
@@ -629,6 +647,7 @@ class PiApp(App[None]):
             keymap_of(self.key_overrides),
             transcript_bindings=Conversation.BINDINGS,
             tree_bindings=TreeBrowserScreen.BINDINGS,
+            unreachable=frozenset(self.unreachable_keys),
         )
         runner = self.options.extensions
         if runner is not None and runner.shortcuts():

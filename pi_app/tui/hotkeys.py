@@ -103,27 +103,34 @@ def build_sections(
     keymap: Mapping[str, str],
     transcript_bindings: Iterable[BindingType] = (),
     tree_bindings: Iterable[BindingType] = (),
+    unreachable: frozenset[str] = frozenset(),
 ) -> list[Section]:
+    """``unreachable``: keys this terminal cannot send (e.g. Shift+Enter in tmux without extended-keys)."""
     app_rows: list[tuple[str, str]] = []
     transcript_rows: list[tuple[str, str]] = []
     app_actions = _by_action(_own_bindings(app_type), keymap)
     taken = frozenset(b.key for bs in app_actions.values() for b in bs if b.priority)
+    gone = unreachable
     for action, bindings in app_actions.items():
         described = [b for b in bindings if b.description]
         if not described:
             continue
         ident = described[0].id or ""
         target = transcript_rows if action in TRANSCRIPT_ACTIONS or "altScreen" in ident else app_rows
-        target.append((_keys(described), described[0].description))
+        if shown := _keys(described, gone):
+            target.append((shown, described[0].description))
     for action, bindings in _by_action(transcript_bindings, keymap).items():
         described = [b for b in bindings if b.description]
         if described:
             note = " (while selecting)" if action.startswith("selection_") else ""
-            transcript_rows.append((_keys(described), described[0].description + note))
+            if shown := _keys(described, gone):
+                transcript_rows.append((shown, described[0].description + note))
 
     editor_rows: list[tuple[str, str]] = []
     for action, description in EDITOR_DISPATCHED:
-        keys = [key_label(k) for k, a in editor_key_actions.items() if a == action and _arrives(k, taken)]
+        keys = [
+            key_label(k) for k, a in editor_key_actions.items() if a == action and _arrives(k, taken | gone)
+        ]
         if keys:
             editor_rows.append((" / ".join(keys), description))
     editing = BindingsMap(_declared_with_ids(editor_type))
@@ -135,7 +142,7 @@ def build_sections(
             if b.id and key != UNBOUND:
                 by_id.setdefault(b.id, []).append(b)
     for ident, description in EDITOR_ROWS:
-        shown = _keys(by_id.get(ident, []), taken)
+        shown = _keys(by_id.get(ident, []), taken | gone)
         if shown:
             editor_rows.append((shown, description))
 

@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from textual.app import SuspendNotSupported
+from textual.binding import Binding
 from textual.screen import ModalScreen
 
 from pi_app.tui.external_editor import edit_text
@@ -45,7 +46,46 @@ if TYPE_CHECKING:
         def action_suspend_process(self) -> None: ...
 
 
-SELECTION_ACTIONS = frozenset({"selection_move", "selection_copy"})
+SELECTION_ACTIONS = frozenset({"selection_move", "selection_copy", "selection_copy_code"})
+
+UNBOUND = "pi_unbound"  # a key no terminal sends: the key of an action that has none (see keybindings.py)
+
+# pi 1.6's fullscreen transcript keys (docs/keybindings.md "Fullscreen"), with its ids. They take precedence
+# over the editor's keys while no list or dialog has the focus (see KeyActions.enabled). Ctrl+Up/Down stand
+# in where the terminal cannot send Ctrl+Shift; Ctrl+F where Ctrl+Shift+F arrives as Ctrl+F.
+
+
+def _transcript(keys: str, move: str, description: str, pi_id: str) -> Binding:
+    return Binding(keys, f"transcript('{move}')", description, show=False, priority=True, id=pi_id)
+
+
+TRANSCRIPT_BINDINGS: list[Binding] = [
+    _transcript("pageup", "page_up", "Scroll the transcript up a page", "tui.altScreen.pageUp"),
+    _transcript("pagedown", "page_down", "Scroll the transcript down a page", "tui.altScreen.pageDown"),
+    _transcript(UNBOUND, "half_page_up", "Scroll the transcript up half a page", "tui.altScreen.halfPageUp"),
+    _transcript(
+        UNBOUND, "half_page_down", "Scroll the transcript down half a page", "tui.altScreen.halfPageDown"
+    ),
+    _transcript(UNBOUND, "line_up", "Scroll the transcript up a line", "tui.altScreen.lineUp"),
+    _transcript(UNBOUND, "line_down", "Scroll the transcript down a line", "tui.altScreen.lineDown"),
+    _transcript(
+        "ctrl+shift+up,ctrl+up",
+        "previous_prompt",
+        "Jump to the previous user message",
+        "tui.altScreen.previousPrompt",
+    ),
+    _transcript(
+        "ctrl+shift+down,ctrl+down",
+        "next_prompt",
+        "Jump to the next user message",
+        "tui.altScreen.nextPrompt",
+    ),
+    _transcript("ctrl+home", "top", "Go to the top of the transcript", "tui.altScreen.top"),
+    _transcript(
+        "ctrl+end", "bottom", "Go to the end of the transcript and follow it", "tui.altScreen.bottom"
+    ),
+    _transcript("ctrl+shift+f,ctrl+f", "search", "Search the transcript", "tui.altScreen.search"),
+]
 
 
 class KeyActions:
@@ -54,7 +94,7 @@ class KeyActions:
         self._last_escape = -10.0
         self._last_ctrl_c = -10.0
 
-    def enabled(self, action: str) -> bool:
+    def enabled(self, action: str, parameters: tuple[object, ...] = ()) -> bool:
         """Textual's ``check_action`` for the app's own bindings."""
         app = self.app
         if isinstance(app.screen, ModalScreen) or len(app.screen_stack) > 1:
@@ -67,7 +107,33 @@ class KeyActions:
             return not app.editor.text
         if action == "dequeue" and app.selection.active:
             return False
+        if action in ("interrupt", "external_editor") and app.chat.searching:
+            return False  # Esc closes the search, Ctrl+G goes to the next match
+        if action == "transcript" and app.menu.is_open:
+            return parameters == ("search",)  # the completion list keeps its keys; search still opens
+        if action == "select_messages" and app.editor.selected_text:
+            return False  # ctrl+x cuts the editor's selected text
         return True
+
+    def transcript(self, move: str) -> None:
+        """pi's fullscreen transcript keys: scroll by pages, half pages or lines, jump between user messages,
+        go to the top, or to the bottom (which follows new output again)."""
+        chat = self.app.chat
+        match move:
+            case "page_up" | "page_down":
+                chat.scroll_pages(-1 if move == "page_up" else 1)
+            case "half_page_up" | "half_page_down":
+                chat.scroll_pages(-0.5 if move == "half_page_up" else 0.5)
+            case "line_up" | "line_down":
+                chat.scroll_lines(-1 if move == "line_up" else 1)
+            case "previous_prompt" | "next_prompt":
+                chat.jump_to_prompt(-1 if move == "previous_prompt" else 1)
+            case "top":
+                chat.scroll_to_top()
+            case "bottom":
+                chat.scroll_to_latest()
+            case "search":
+                chat.open_search()
 
     async def slash_command(self, name: str) -> None:
         """A session action bound in keybindings.json (newSession, tree, fork, resume) runs its command."""
@@ -220,6 +286,16 @@ class KeyActions:
         app.chat.set_hide_thinking(hide)
         app.session.settings.set_hide_thinking_block(hide)
         await app.show_status(f"Thinking blocks: {'hidden' if hide else 'visible'}")
+
+    async def selection_copy_code(self, block: tuple[str, int, int] | None) -> None:
+        """b on a selected message: copy one of its code blocks; the selection stays, so b again copies the
+        next one."""
+        app = self.app
+        if block is None:
+            await app.show_status("The selected message has no code block")
+            return
+        text, number, total = block
+        await app.copy_text(text, f"Copied code block {number} of {total} to clipboard")
 
     async def selection_copy(self) -> None:
         app = self.app

@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingsMap, BindingType
 from textual.dom import DOMNode
 from textual.keys import KEY_NAME_REPLACEMENTS
 
-from pi_app.tui.key_actions import SELECTION_ACTIONS
+from pi_app.tui.key_actions import SELECTION_ACTIONS, UNBOUND
 
 # pi's snapshot id → its newer namespaced id (both spellings are valid in keybindings.json).
 NAMESPACED_IDS: dict[str, str] = {
@@ -88,8 +88,32 @@ NAMESPACED_IDS: dict[str, str] = {
     "deleteSessionNoninvasive": "app.session.deleteNoninvasive",
 }
 _SNAPSHOT_IDS = {v: k for k, v in NAMESPACED_IDS.items()}
+# Ids pi introduced with namespaces only (no snapshot spelling): they are their own canonical id.
+NAMESPACED_ONLY: frozenset[str] = frozenset(
+    {
+        "app.message.copy",
+        *(
+            f"tui.altScreen.{name}"
+            for name in (
+                "pageUp",
+                "pageDown",
+                "halfPageUp",
+                "halfPageDown",
+                "lineUp",
+                "lineDown",
+                "previousPrompt",
+                "nextPrompt",
+                "top",
+                "bottom",
+                "search",
+                "searchNext",
+                "searchPrevious",
+                "searchClose",
+            )
+        ),
+    }
+)
 
-UNBOUND = "pi_unbound"  # the key of a binding that has no key (see the module docstring)
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -101,7 +125,7 @@ if TYPE_CHECKING:
 class Target:
     """Where a pi action lives here: the app's or the editor's bindings, and the Textual action string."""
 
-    owner: str  # "app" | "editor"
+    owner: str  # "app" | "editor" | "search" (the transcript search bar)
     action: str
     description: str
 
@@ -150,6 +174,29 @@ TARGETS: dict[str, tuple[Target, ...]] = {
     "deleteToLineStart": (Target("editor", "delete_to_start_of_line", ""),),
     "deleteToLineEnd": (Target("editor", "delete_to_end_of_line_or_delete_line", ""),),
     "undo": (Target("editor", "undo", ""),),
+    "app.message.copy": (
+        Target("app", "select_messages", "Select a message (c/enter: copy it, b: a code block)"),
+    ),
+    **{
+        f"tui.altScreen.{name}": (Target("app", f"transcript('{move}')", ""),)
+        for name, move in (
+            ("pageUp", "page_up"),
+            ("pageDown", "page_down"),
+            ("halfPageUp", "half_page_up"),
+            ("halfPageDown", "half_page_down"),
+            ("lineUp", "line_up"),
+            ("lineDown", "line_down"),
+            ("previousPrompt", "previous_prompt"),
+            ("nextPrompt", "next_prompt"),
+            ("top", "top"),
+            ("bottom", "bottom"),
+            ("search", "search"),
+        )
+    },
+    # the search bar's own keys (widgets.transcript_search)
+    "tui.altScreen.searchNext": (Target("search", "step(1)", ""),),
+    "tui.altScreen.searchPrevious": (Target("search", "step(-1)", ""),),
+    "tui.altScreen.searchClose": (Target("search", "close", ""),),
 }
 # Editor actions dispatched from PromptEditor._on_key (ahead of typed text) rather than through bindings.
 _EDITOR_DISPATCHED = frozenset({"submit", "follow_up", "newline", "complete"})
@@ -220,10 +267,16 @@ def translate_key(key: str) -> str:
 
 
 def canonical_id(action_id: str) -> str | None:
-    """The snapshot id for either spelling, or None when pi has no such action."""
-    if action_id in NAMESPACED_IDS:
+    """The snapshot id for either spelling (the namespaced id for ids that have no other), or None when pi
+    has no such action."""
+    if action_id in NAMESPACED_IDS or action_id in NAMESPACED_ONLY:
         return action_id
     return _SNAPSHOT_IDS.get(action_id)
+
+
+def namespaced_id(action_id: str) -> str:
+    """pi's namespaced id (the binding id) of a canonical id."""
+    return NAMESPACED_IDS.get(action_id, action_id)
 
 
 def parse_keybindings(data: Any, source: str) -> tuple[dict[str, list[str]], list[str]]:
@@ -277,7 +330,7 @@ def load_keybindings(path: Path) -> tuple[dict[str, list[str]], list[str]]:
 def keymap_of(overrides: dict[str, list[str]]) -> dict[str, str]:
     """Snapshot id -> keys as a Textual keymap: binding id (pi's namespaced id) -> comma-separated keys."""
     return {
-        NAMESPACED_IDS[action_id]: ",".join(keys) if keys else UNBOUND
+        namespaced_id(action_id): ",".join(keys) if keys else UNBOUND
         for action_id, keys in overrides.items()
         if action_id in TARGETS
     }

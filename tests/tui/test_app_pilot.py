@@ -201,8 +201,8 @@ async def test_copy_puts_markdown_source_on_clipboard(project: Path, faux) -> No
         await app.wait_until_idle()
         assert clipboard.last == answer
         assert app.chat.items[-1].text == "Copied last agent message to clipboard"
-        # keyboard selection: ctrl+up selects the newest copyable message, up moves, c copies
-        await pilot.press("ctrl+up")
+        # keyboard selection: ctrl+x selects the newest copyable message, up moves, c copies
+        await pilot.press("ctrl+x")
         assert app.selection.active
         await pilot.press("up", "c")
         await pilot.pause()

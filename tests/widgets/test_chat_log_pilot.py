@@ -39,7 +39,7 @@ async def test_follow_only_at_bottom_badge_and_end_reattach():
         await pilot.pause()
         assert log.scroll_y == frozen_at  # view did not jump
         assert log.badge_text == "↓ 4 new"
-        assert log.query_one("NewOutputBadge").has_class("-visible")
+        assert log.badge.has_class("-visible")
 
         log.focus()
         await pilot.press("end")

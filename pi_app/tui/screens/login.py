@@ -14,7 +14,10 @@ from pi_app.tui.screens.model_select import DIALOG_CSS
 
 
 class LoginScreen(ModalScreen[tuple[str, str] | None]):
-    DEFAULT_CSS = DIALOG_CSS.format(name="LoginScreen")
+    # Two one-row fields: the one being typed in is marked by its background.
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="LoginScreen") + "LoginScreen Input:focus { background: $pi-selected-bg; }"
+    )
     BINDINGS = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
 
     def __init__(self, provider: str = "", providers: list[str] | None = None, **kwargs: Any) -> None:

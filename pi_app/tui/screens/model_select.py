@@ -15,6 +15,8 @@ from textual.widgets.option_list import Option
 from pi_app.ai.types import Model
 from pi_app.tui.fuzzy import fuzzy_filter
 
+# The one-row fields name ``:focus`` too: Textual's own ``Input:focus`` rule (a tall border) is more specific
+# than ``{name} Input`` and would squeeze the text out of a one-row field as soon as it had the focus.
 DIALOG_CSS = """
 {name} {{ align: center middle; background: $background 60%; }}
 {name} > Vertical {{
@@ -23,7 +25,7 @@ DIALOG_CSS = """
 }}
 {name} .title {{ color: $pi-accent; text-style: bold; }}
 {name} .hint {{ color: $pi-dim; }}
-{name} Input {{ border: none; height: 1; padding: 0; background: $background; }}
+{name} Input, {name} Input:focus {{ border: none; height: 1; padding: 0 1; background: $background; }}
 {name} OptionList {{ border: none; height: auto; max-height: 20; background: $background; padding: 0; }}
 {name} OptionList > .option-list--option-highlighted {{ background: $pi-selected-bg; }}
 """
