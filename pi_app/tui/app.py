@@ -28,7 +28,7 @@ from pi_app.tui.dialogs import Dialogs
 from pi_app.tui.footer_data import footer_data, git_branch
 from pi_app.tui.header import StartupHeader, header_from_session
 from pi_app.tui.key_actions import TRANSCRIPT_BINDINGS, KeyActions
-from pi_app.tui.keybindings import UNBOUND, apply_bindings, keymap_of, load_keybindings
+from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import TuiOptions
 from pi_app.tui.screens.settings import ThemeSelectScreen
 from pi_app.tui.selection import MessageSelection
@@ -314,7 +314,31 @@ class PiApp(App[None]):
             self.run_worker(self._exit_when_idle(), exit_on_error=False)
 
         runner.on_shutdown_request = shutdown
+        for warning in self._shortcut_clashes():
+            self.run_worker(
+                self.chat.add(Notice(warning, kind="warning")), group="extension-ui", exit_on_error=False
+            )
         self.run_worker(runner.start(), group="extensions", exit_on_error=False)
+
+    def _shortcut_clashes(self) -> list[str]:
+        """Extension shortcuts on keys the app or the editor already uses (those keys keep their action)."""
+        runner = self.options.extensions
+        if runner is None:
+            return []
+        used = {key: binding.description or binding.action for key, binding in self._app_key_bindings()}
+        used.update({k: f"editor: {a}" for k, a in self.editor.key_actions.items()})
+        out = []
+        for name, shortcut in runner.shortcuts():
+            if shortcut.key in used:
+                out.append(
+                    f"Extension shortcut {shortcut.key} ({name}) is already bound to {used[shortcut.key]!r}; "
+                    "the built-in key wins (remap one of them in keybindings.json)"
+                )
+        return out
+
+    def _app_key_bindings(self) -> list[tuple[str, Binding]]:
+        table = effective_bindings(type(self), keymap_of(self.key_overrides))
+        return [(key, b) for key, bindings in table.items() for b in bindings]
 
     async def on_key(self, event: events.Key) -> None:
         """Extension shortcuts: keys nothing else used bubble up here (pi's registerShortcut)."""

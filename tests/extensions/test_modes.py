@@ -31,6 +31,7 @@ def register(pi):
 
     pi.register_command("where", where, description="Report the mode")
     pi.register_shortcut("f9", lambda ctx: ctx.ui.set_editor_text("from shortcut"), description="Fill the editor")
+    pi.register_shortcut("ctrl+g", lambda ctx: None, description="Clashes with the external editor")
 """
 
 
@@ -123,6 +124,7 @@ async def test_tui_shows_extension_errors_and_runs_commands(faux, tmp_path):
         await pilot.press("f9")
         await wait_for(pilot, lambda: app.editor.text == "from shortcut", "the shortcut's editor text")
         assert "Fill the editor (probe)" in app.hotkeys_text()
+        assert "Extension shortcut ctrl+g (probe) is already bound to" in _chat_text(app)
 
 
 def _chat_text(app) -> str:
