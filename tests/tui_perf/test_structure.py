@@ -127,7 +127,10 @@ async def test_a_long_streamed_block_keeps_the_live_markdown_small() -> None:
     async with app.run_test(size=SIZE) as pilot:
         view = AssistantMessageView()
         await log.add(view)
-        chunks = [f"Paragraph {i} with some words in it.\n\n" for i in range(600)]
+        # ~20,000 characters, ten times SEGMENT_CHARS, in 200 deltas: each delta re-renders the live block,
+        # so the number of deltas is the test's cost; without the split the live text would reach 20,000
+        words = "with some words in it, and then a few more of them to make a longer streamed line"
+        chunks = [f"Paragraph {i} {words}.\n\n" for i in range(200)]
         largest = 0
         for chunk in chunks:
             await view.append_text(chunk)
