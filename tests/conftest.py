@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 
 import pytest
@@ -27,6 +28,20 @@ def pytest_configure(config: pytest.Config) -> None:
     root = Path(__file__).resolve().parent.parent
     for package in ("pi_app", "widgets", "themes", "tests"):
         compileall.compile_dir(root / package, quiet=1, workers=1)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Keep the cyclic GC off what collection imported, and let it run less often.
+
+    Everything alive now (Textual, pydantic and the SDKs' classes, the project's modules) lives until the
+    worker exits, yet each full collection would walk all of it again; frozen, only what tests create is
+    walked. A gen-0 threshold of 10,000 instead of 700 trades ~10 MB of not-yet-collected cycles for far fewer
+    collections. Together ~20 % of the suite's CPU. Explicit ``gc.collect()`` and reference counting are
+    unchanged, so nothing a test checks depends on this; only when garbage cycles are freed.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
 
 
 @pytest.fixture(autouse=True)
