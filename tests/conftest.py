@@ -44,6 +44,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(10_000, 20, 20)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` first (stable otherwise): under ``--dist worksteal`` a long test started last
+    would keep one worker busy after the other has run out of work."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_agent_dir(tmp_path_factory, monkeypatch):
     """Every test gets its own agent dir and HOME, so nothing touches the real ~/.pi."""

@@ -74,6 +74,7 @@ def _calls_and_bytes(path: Path) -> tuple[int, int]:
     return calls, peak
 
 
+@pytest.mark.slow
 def test_resume_costs_the_same_per_entry_at_1k_and_10k(tmp_path: Path) -> None:
     # Ten times the entries is what makes a per-entry cost that grows with the session visible (a quadratic
     # term is 10x per entry here); the absolute sizes only set the test's run time.

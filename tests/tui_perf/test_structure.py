@@ -49,6 +49,7 @@ def render_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return calls
 
 
+@pytest.mark.slow
 async def test_resuming_5000_entries_mounts_a_bounded_tail_rendered_once(
     project: Path, faux, render_calls: list[Any]
 ) -> None:
@@ -121,6 +122,7 @@ async def test_a_burst_answer_never_builds_live_markdown(project: Path, faux, mo
         assert views[0].text == text
 
 
+@pytest.mark.slow
 async def test_a_long_streamed_block_keeps_the_live_markdown_small() -> None:
     log = ChatLog()
     app = PiTestApp([log])
@@ -193,6 +195,7 @@ async def test_resume_paints_the_last_entries_first_then_the_rest(project: Path,
         assert users == sorted(users, key=lambda t: int(t.split()[1]))  # in order, no gaps or repeats
 
 
+@pytest.mark.slow
 async def test_asking_for_earlier_history_during_resume_mounts_in_order(project: Path, faux) -> None:
     path = _session_file(project, 400)
     session = await make_session(project, session=SessionManager.open(path))

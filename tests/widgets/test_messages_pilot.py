@@ -1,3 +1,4 @@
+import pytest
 from textual.widgets import Markdown, Static
 
 from pi_app.ai.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
@@ -7,6 +8,7 @@ from widgets.messages import AssistantMessageView
 from widgets.notices import CompactionSummaryView
 
 
+@pytest.mark.slow
 async def test_stream_2000_words_then_finalize():
     log = ChatLog()
     app = PiTestApp([log])
