@@ -94,7 +94,7 @@ class PiEnv:
         )
 
     def call(
-        self, *args: str, input: str | bytes | None = None, **env: str
+        self, *args: str, input: str | bytes | None = None, timeout: float = 30, **env: str
     ) -> subprocess.CompletedProcess[str]:
         """``pi`` as a function in this process: what :meth:`run` does, without a new interpreter.
 
@@ -103,7 +103,8 @@ class PiEnv:
         provider SDK import), so it is for tests about what ``pi`` does with its flags and files; the tests
         about the process itself (exit on signals, pipes, the console script, startup imports) use ``run``.
         The faux provider starts empty and re-reads ``PI_FAUX_SCRIPT``, as in a fresh process. An exception
-        escapes as itself (a subprocess would print a traceback and exit 1), so it fails the test loudly.
+        escapes as itself (a subprocess would print a traceback and exit 1), so it fails the test loudly; so
+        does a run longer than ``timeout`` (a SIGALRM interrupts it: call from the main thread only).
         """
         from pi_app.ai.providers.faux import FAUX
         from pi_app.cli import main
@@ -116,7 +117,7 @@ class PiEnv:
             io.TextIOWrapper(stdout, encoding="utf-8", write_through=True),
             io.TextIOWrapper(stderr, encoding="utf-8", write_through=True),
         )
-        with _process_state(self.project, self.env(**env)):
+        with _process_state(self.project, self.env(**env)), _time_limit(timeout, args):
             sys.stdin, sys.stdout, sys.stderr = streams
             try:
                 code = main(list(args))
@@ -165,6 +166,24 @@ def _process_state(cwd: Path, environ: dict[str, str]) -> Iterator[None]:
         for sig, handler in saved_signals.items():
             if handler is not None:  # None: installed outside Python, never replaced by pi either
                 signal.signal(sig, handler)
+
+
+class CallTimeout(Exception):
+    """An in-process ``pi`` run took longer than its ``timeout`` (what ``subprocess.TimeoutExpired`` is to run)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float, args: tuple[str, ...]) -> Iterator[None]:
+    def expired(signum: int, frame: object) -> None:
+        raise CallTimeout(f"pi {' '.join(args)} did not finish within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def make_env(tmp_path: Path) -> PiEnv:
