@@ -14,15 +14,13 @@ from pi_app.modes.print_mode import run_print_mode
 
 @pytest.fixture
 def restore_gc():
-    # The suite keeps what collection imported frozen (tests/conftest.py): start from no frozen objects, so
-    # a test sees only the freeze the code under test makes, and freeze the survivors again afterwards.
+    # The suite freezes what collection imported (tests/conftest.py), and loading a session freezes the heap:
+    # start from no frozen objects, so a test sees only the freeze the code under test makes.
     gc.unfreeze()
     yield
     startup_gc.resume()
     gc.unfreeze()
     gc.enable()
-    gc.collect()
-    gc.freeze()
 
 
 def test_pause_resume_freezes_and_reenables(restore_gc):

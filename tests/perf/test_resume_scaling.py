@@ -31,12 +31,9 @@ MODEL = Model.model_validate(
 
 @pytest.fixture(autouse=True)
 def _unfreeze() -> Iterator[None]:
-    """Loading a big session freezes the heap it made (gc.freeze); give the test process its GC back (and
-    freeze what is left alive, as tests/conftest.py does after collection)."""
+    """Loading a big session freezes the heap it made (gc.freeze); give the test process its GC back."""
     yield
     gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 def _resume(path: Path) -> tuple[SessionManager, list[Any], bytes]:
