@@ -48,7 +48,9 @@ from pi_app.ai.providers.faux import faux_model
 from pi_app.session.assembly import create_agent_session
 async def main():
     session = await create_agent_session({cwd!r}, model=faux_model(), api_key="x")
-    app = PiApp(session, options=TuiOptions(test_mode=True, warm_imports=False))
+    app = PiApp(session, options=TuiOptions(warm_imports=False))
+    app.status.spinner_enabled = False
+    app.editor.cursor_blink = False
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         print(f"{{time.perf_counter() - t0:.3f}}")
@@ -105,7 +107,12 @@ def _app(session: Any) -> Any:
     from pi_app.tui.app import PiApp
     from pi_app.tui.options import TuiOptions
 
-    return PiApp(session, options=TuiOptions(test_mode=True, warm_imports=False, cwd_display="/w"))
+    app = PiApp(session, options=TuiOptions(warm_imports=False, cwd_display="/w"))
+    # Nothing may repaint between the frames a benchmark times: no spinner frames, no cursor blinks (and no
+    # background imports: warm_imports). The app as a user runs it otherwise, not a test mode of it.
+    app.status.spinner_enabled = False
+    app.editor.cursor_blink = False
+    return app
 
 
 class Frames:

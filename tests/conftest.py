@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -30,6 +33,43 @@ def pytest_configure(config: pytest.Config) -> None:
     root = Path(__file__).resolve().parent.parent
     for package in ("pi_app", "widgets", "themes", "tests"):
         compileall.compile_dir(root / package, quiet=1, workers=1)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[object]:
+    """Let pytest cache the assertion-rewritten test modules while it imports them.
+
+    Under PYTHONDONTWRITEBYTECODE pytest never writes its rewritten ``*-pytest-*.pyc``, so every worker parsed
+    and rewrote all ~190 test modules on every run (~4 s of CPU each). The cache is pytest's own: keyed on the
+    source's mtime and size, written atomically (workers race safely); nothing else is written meanwhile
+    that the controller has not already compiled (see pytest_configure).
+    """
+    was = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = was
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Keep the cyclic GC off what collection imported, and let it run less often.
+
+    Everything alive now (Textual, pydantic and the SDKs' classes, the project's modules) lives until the
+    worker exits, yet each full collection would walk all of it again; frozen, only what tests create is
+    walked. A gen-0 threshold of 10,000 instead of 700 trades ~10 MB of not-yet-collected cycles for far fewer
+    collections. Together ~20 % of the suite's CPU. Explicit ``gc.collect()`` and reference counting are
+    unchanged, so nothing a test checks depends on this; only when garbage cycles are freed.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` first (stable otherwise): under ``--dist worksteal`` a long test started last
+    would keep one worker busy after the other has run out of work."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(autouse=True)

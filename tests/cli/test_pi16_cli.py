@@ -1,5 +1,5 @@
 """pi 1.6 flags end to end: what the model is sent (tools, system prompt files, context files) and what
-is refused, through the real ``pi`` command against a loopback provider."""
+is refused, through ``pi``'s entry point (in this process: ``PiEnv.call``) against a loopback provider."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _run(env, loopback, *args: str):
     from tests.loopback.openai_wire import chat_text_stream
 
     loopback.add(chat_text_stream("ok"))
-    result = env.run("--no-session", *args, "-p", "hi")
+    result = env.call("--no-session", *args, "-p", "hi")
     assert result.returncode == 0, result.stderr
     return result, _system_and_tools(loopback.requests[-1])
 
@@ -70,13 +70,13 @@ def test_session_id_creates_then_reopens(tmp_path, loopback):
     env = make_env(tmp_path)
     env.write_models(loopback.url)
     loopback.add(chat_text_stream("first answer"))
-    result = env.run("--session-id", "my-job.1", "-p", "remember this")
+    result = env.call("--session-id", "my-job.1", "-p", "remember this")
     assert result.returncode == 0, result.stderr
     [path] = list((env.agent_dir / "sessions").rglob("*.jsonl"))
     assert path.name.endswith("_my-job.1.jsonl")
     assert json.loads(path.read_text().splitlines()[0])["id"] == "my-job.1"
     loopback.add(chat_text_stream("second answer"))
-    result = env.run("--session-id", "my-job.1", "-p", "and now?")
+    result = env.call("--session-id", "my-job.1", "-p", "and now?")
     assert result.returncode == 0, result.stderr
     assert list((env.agent_dir / "sessions").rglob("*.jsonl")) == [path]
     assert "remember this" in json.dumps(loopback.requests[-1].json)
@@ -93,7 +93,7 @@ def test_refusals_are_one_line_and_send_nothing(tmp_path, loopback):
         (["--tui-mode", "tiny", "-p", "hi"], 'Invalid TUI mode "tiny"'),
         (["--session-id", "a/b", "-p", "hi"], "Session id must be non-empty"),
     ]:
-        result = env.run(*argv)
+        result = env.call(*argv)
         assert result.returncode == 1, argv
         assert result.stdout == ""
         assert len(result.stderr.splitlines()) == 1 and needle in result.stderr, result.stderr

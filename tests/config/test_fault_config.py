@@ -1,8 +1,9 @@
 """Fault injection for configuration: bad bytes, deep JSON, out-of-range values, bad reloads, unusable
-directories, symlink loops and secrets in models.json. Real ``pi`` processes over the faux provider.
+directories, symlink loops and secrets in models.json. ``pi`` over the faux provider: its entry point in this
+process (``PiEnv.call``), rpc mode and the read-only case as real processes.
 
 Every case asserts: no traceback, the specific warning (file and key), the file left byte-identical, and a
-bounded run time (subprocess timeouts).
+bounded run time (the call's or the subprocess's timeout).
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ def _env(tmp_path: Path, *, headers: bool = False) -> PiEnv:
 def _pi(
     env: PiEnv, tmp_path: Path, *args: str, input: str | None = None, **extra: str
 ) -> subprocess.CompletedProcess[str]:
-    result = env.run(*args, input=input, timeout=60, PI_FAUX_SCRIPT=str(tmp_path / "script.json"), **extra)
+    """``pi`` in this process (``PiEnv.call``); rpc mode, which reads file descriptor 0, in its own."""
+    run = env.run if "rpc" in args else env.call
+    result = run(*args, input=input, timeout=60, PI_FAUX_SCRIPT=str(tmp_path / "script.json"), **extra)
     assert "Traceback" not in result.stderr, result.stderr
     return result
 

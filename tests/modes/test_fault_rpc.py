@@ -107,6 +107,7 @@ def _chain_ids(tree: list[dict[str, Any]]) -> list[str]:
     return ids
 
 
+@pytest.mark.slow
 async def test_every_rpc_command_answers_on_a_deep_linear_session(tmp_path, faux):
     n = 3000  # far beyond the ~1000 levels where the stdlib encoder gives up
     ids = write_linear_session(tmp_path / "deep.jsonl", str(tmp_path / "proj"), n)

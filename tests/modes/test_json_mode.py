@@ -17,7 +17,7 @@ def test_json_event_sequence_with_a_tool_call(tmp_path, loopback):
         scripts.tool_call("openai-completions", "call_1", "bash", {"command": "echo out-of-bash"}),
         chat_text_stream("done"),
     )
-    result = env.run("--mode", "json", "run it")
+    result = env.call("--mode", "json", "run it")
     assert result.returncode == 0, result.stderr
     records = json_lines(result.stdout)
     header = records[0]

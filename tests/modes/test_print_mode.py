@@ -1,4 +1,5 @@
-"""``pi -p`` end to end: the installed command, a models.json provider, the loopback server."""
+"""``pi -p`` end to end: a models.json provider, the loopback server; the installed command where the process
+matters (exit code, stderr, piped stdin), else its entry point in this process (``PiEnv.call``)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def test_print_mode_runs_tools_that_change_files(tmp_path, loopback, api):
         scripts.tool_call(api, "call_r", "read", {"path": "notes.txt"}),
         scripts.text(api, "The file now says alpha and BETA."),
     )
-    result = env.run("--no-session", "-p", "Write notes.txt, fix it, read it back")
+    result = env.call("--no-session", "-p", "Write notes.txt, fix it, read it back")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The file now says alpha and BETA.\n"
     assert (env.project / "notes.txt").read_text() == "alpha\nBETA\n"
@@ -84,14 +85,14 @@ def test_continue_and_session_id_pick_up_the_earlier_conversation(tmp_path, loop
     loopback.add(
         chat_text_stream("remembered: 42"), chat_text_stream("it was 42"), chat_text_stream("still 42")
     )
-    assert env.run("-p", "remember 42").returncode == 0
-    result = env.run("-c", "-p", "what was it?")
+    assert env.call("-p", "remember 42").returncode == 0
+    result = env.call("-c", "-p", "what was it?")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "it was 42\n"
     assert "remember 42" in scripts.request_text(loopback.requests[1].json)
     [session_file] = list((env.agent_dir / "sessions").rglob("*.jsonl"))
     session_id = session_file.stem.split("_")[-1]
-    result = env.run("--session", session_id[:8], "-p", "and now?")
+    result = env.call("--session", session_id[:8], "-p", "and now?")
     assert result.returncode == 0, result.stderr
     assert "what was it?" in scripts.request_text(loopback.requests[2].json)
     assert len(list((env.agent_dir / "sessions").rglob("*.jsonl"))) == 1

@@ -14,6 +14,9 @@ from pi_app.modes.print_mode import run_print_mode
 
 @pytest.fixture
 def restore_gc():
+    # The suite freezes what collection imported (tests/conftest.py), and loading a session freezes the heap:
+    # start from no frozen objects, so a test sees only the freeze the code under test makes.
+    gc.unfreeze()
     yield
     startup_gc.resume()
     gc.unfreeze()

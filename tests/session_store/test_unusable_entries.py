@@ -59,7 +59,7 @@ def test_print_mode_resumes_past_a_bad_entry(tmp_path: Path, loopback) -> None:
     before = path.read_bytes()
     loopback.add(chat_text_stream("resumed"))
 
-    result = env.run("--session", str(path), "-p", "go on", "--model", "loop/loop-model")
+    result = env.call("--session", str(path), "-p", "go on", "--model", "loop/loop-model")
 
     assert result.returncode == 0, result.stderr
     assert result.stdout == "resumed\n"

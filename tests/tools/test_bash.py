@@ -188,6 +188,7 @@ async def test_streaming_updates_are_throttled(tmp_path):
     assert all(gap >= UPDATE_INTERVAL_S - 0.005 for gap in gaps), gaps
 
 
+@pytest.mark.slow
 async def test_huge_output_bounded_memory(tmp_path):
     tracemalloc.start()
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

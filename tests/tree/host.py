@@ -6,7 +6,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from textual import events
 from textual.screen import Screen
+from textual.widgets import Input
 
 from pi_app.session.store import SessionInfo
 from tests.widgets.harness import PiTestApp
@@ -24,6 +26,12 @@ class HostApp(PiTestApp):
     def on_mount(self) -> None:
         super().on_mount()
         self.push_screen(self.make_screen(), self._done)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # A focused Input's cursor steady, not blinking: a snapshot taken late (a loaded machine) caught it
+        # in its off phase and differed by one cell.
+        if isinstance(event.widget, Input):
+            event.widget.cursor_blink = False
 
     def _done(self, result: Any) -> None:
         self.result = result

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from functools import cache
 
+import pytest
+
 from tests.tree.helpers import branchy_session
 from tests.tree.host import HostApp
 from widgets.tree import TreeModel
@@ -45,6 +47,7 @@ def assert_selected_readable(tl: TreeList) -> None:
     assert 0 <= start <= tl.scrollable_content_region.width // 3 + 2, (line, body)
 
 
+@pytest.mark.slow
 async def test_opens_on_the_active_leaf_and_keeps_it_readable_at_both_sizes():
     for size in ((120, 40), (80, 24)):
         app = deep_app()

@@ -66,6 +66,7 @@ def text_starts(m: TreeModel) -> int:
     return max(CURSOR + m.text_start(r) for r in range(len(m)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["branchy-10k", "branchy-50k", "comb"])
 def test_every_row_starts_within_a_third_and_the_selection_stays_in_view(kind: str):
     m = open_model(kind)

@@ -37,7 +37,7 @@ def test_undecided_print_mode_skips_the_project_prefix_and_says_so_once(tmp_path
     env = _project_with_prefix(tmp_path)
     env.write_models(loopback.url, API)
     _bash_then_answer(loopback)
-    result = env.run("--no-session", "-p", "run it")
+    result = env.call("--no-session", "-p", "run it")
     assert result.returncode == 0, result.stderr
     assert not (env.project / "prefix-ran").exists()
     assert result.stderr.count(NOTICE) == 1
@@ -57,7 +57,7 @@ def test_trusted_print_mode_applies_the_project_prefix(tmp_path, loopback, how):
         (env.agent_dir / "trust.json").write_text(json.dumps({str(env.project.resolve()): True}))
     else:
         (env.agent_dir / "settings.json").write_text(json.dumps({"defaultProjectTrust": "always"}))
-    result = env.run(*args)
+    result = env.call(*args)
     assert result.returncode == 0, result.stderr
     assert (env.project / "prefix-ran").exists()
     assert NOTICE not in result.stderr
@@ -79,7 +79,7 @@ def test_distrusted_print_mode_skips_even_with_project_default_always(tmp_path, 
         (env.agent_dir / "trust.json").write_text(json.dumps({str(env.project.resolve()): False}))
     else:
         (env.agent_dir / "settings.json").write_text(json.dumps({"defaultProjectTrust": "never"}))
-    result = env.run(*args)
+    result = env.call(*args)
     assert result.returncode == 0, result.stderr
     assert not (env.project / "prefix-ran").exists()
 
@@ -89,12 +89,12 @@ def test_changed_fingerprint_is_undecided_in_print_mode(tmp_path, loopback):
     env.write_models(loopback.url, API)
     (env.agent_dir / "trust.json").write_text(json.dumps({str(env.project.resolve()): True}))
     loopback.add(chat_text_stream("first"))
-    first = env.run("--no-session", "-p", "hi")  # records the fingerprint of what was trusted
+    first = env.call("--no-session", "-p", "hi")  # records the fingerprint of what was trusted
     assert first.returncode == 0 and NOTICE not in first.stderr
     (env.project / ".pi" / "prompts").mkdir()
     (env.project / ".pi" / "prompts" / "new.md").write_text("new template")
     _bash_then_answer(loopback)
-    result = env.run("--no-session", "-p", "run it")
+    result = env.call("--no-session", "-p", "run it")
     assert result.returncode == 0, result.stderr
     assert "changed since it was trusted" in result.stderr
     assert not (env.project / "prefix-ran").exists()
@@ -104,7 +104,7 @@ def test_json_mode_skips_and_notes_on_stderr(tmp_path, loopback):
     env = _project_with_prefix(tmp_path)
     env.write_models(loopback.url, API)
     _bash_then_answer(loopback)
-    result = env.run("--no-session", "--mode", "json", "run it")
+    result = env.call("--no-session", "--mode", "json", "run it")
     assert result.returncode == 0, result.stderr
     assert not (env.project / "prefix-ran").exists()
     assert result.stderr.count(NOTICE) == 1
@@ -138,6 +138,6 @@ def test_context_files_load_regardless_of_trust(tmp_path, loopback):
     (env.project / ".pi" / "settings.json").write_text("{}")
     (env.project / "AGENTS.md").write_text("Always answer in haiku.")
     loopback.add(chat_text_stream("ok"))
-    result = env.run("--no-session", "-p", "hi")
+    result = env.call("--no-session", "-p", "hi")
     assert result.returncode == 0, result.stderr
     assert "Always answer in haiku." in scripts.request_text(loopback.requests[0].json)

@@ -49,6 +49,7 @@ def render_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return calls
 
 
+@pytest.mark.slow
 async def test_resuming_5000_entries_mounts_a_bounded_tail_rendered_once(
     project: Path, faux, render_calls: list[Any]
 ) -> None:
@@ -121,13 +122,17 @@ async def test_a_burst_answer_never_builds_live_markdown(project: Path, faux, mo
         assert views[0].text == text
 
 
+@pytest.mark.slow
 async def test_a_long_streamed_block_keeps_the_live_markdown_small() -> None:
     log = ChatLog()
     app = PiTestApp([log])
     async with app.run_test(size=SIZE) as pilot:
         view = AssistantMessageView()
         await log.add(view)
-        chunks = [f"Paragraph {i} with some words in it.\n\n" for i in range(600)]
+        # ~20,000 characters, ten times SEGMENT_CHARS, in 200 deltas: each delta re-renders the live block,
+        # so the number of deltas is the test's cost; without the split the live text would reach 20,000
+        words = "with some words in it, and then a few more of them to make a longer streamed line"
+        chunks = [f"Paragraph {i} {words}.\n\n" for i in range(200)]
         largest = 0
         for chunk in chunks:
             await view.append_text(chunk)
@@ -190,6 +195,7 @@ async def test_resume_paints_the_last_entries_first_then_the_rest(project: Path,
         assert users == sorted(users, key=lambda t: int(t.split()[1]))  # in order, no gaps or repeats
 
 
+@pytest.mark.slow
 async def test_asking_for_earlier_history_during_resume_mounts_in_order(project: Path, faux) -> None:
     path = _session_file(project, 400)
     session = await make_session(project, session=SessionManager.open(path))

@@ -1,3 +1,4 @@
+import pytest
 from textual.widgets import Markdown, Static
 
 from pi_app.ai.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
@@ -7,16 +8,21 @@ from widgets.messages import AssistantMessageView
 from widgets.notices import CompactionSummaryView
 
 
-async def test_stream_2000_chunks_then_finalize():
+@pytest.mark.slow
+async def test_stream_2000_words_then_finalize():
     log = ChatLog()
     app = PiTestApp([log])
     async with app.run_test(size=(120, 40)) as pilot:
         view = AssistantMessageView()
         await log.add(view)
         await view.append_thinking("Let me *think* about it.")
+        # ~2,000 words (~15,000 characters, 7x SEGMENT_CHARS) in 500 deltas of four: every delta re-renders
+        # the live block, so the delta count is the test's cost, the amount of text what it exercises
         chunks = []
-        for i in range(2000):
-            chunk = f"word{i} " if i % 50 else f"\n\n## Part {i // 50}\n\n"
+        for i in range(0, 2000, 4):
+            chunk = (
+                "".join(f"word{k} " for k in range(i, i + 4)) if i % 200 else f"\n\n## Part {i // 200}\n\n"
+            )
             chunks.append(chunk)
             await view.append_text(chunk)
         await pilot.pause()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 import time
 from collections.abc import Container
@@ -13,11 +12,13 @@ SESSION_SUFFIX = ".jsonl"
 
 
 def agent_dir() -> Path:
-    """``$PI_CODING_AGENT_DIR`` (``~`` expanded) or ``~/.pi/agent``."""
-    env = os.environ.get("PI_CODING_AGENT_DIR")
-    if env:
-        return Path(os.path.expanduser(env))
-    return Path.home() / ".pi" / "agent"
+    """``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent``: the one definition in ``pi_app.session.config.paths``.
+
+    Imported when called: the config package's ``__init__`` loads the settings schema and model registry,
+    which the store (``pi --export``, listings) does not otherwise need."""
+    from pi_app.session.config.paths import agent_dir as config_agent_dir
+
+    return config_agent_dir()
 
 
 def sessions_dir() -> Path:
