@@ -57,9 +57,10 @@ Options:
                                  a list of only +name/-name entries adds to or removes from the defaults
   --exclude-tools, -xt <tools>   Comma-separated tool names or patterns (*) to disable, applied last
   --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh
-  --extension, -e <path>         Load an extension file or directory (repeatable; loads even with -ne)
-  --no-extensions, -ne           Skip discovered and configured extensions
-  --no-mcp                       Disable MCP support (this port has none)
+  --extension, -e <path>         Load an extension file or directory, or builtin:<name> (repeatable;
+                                 loads even with -ne)
+  --no-extensions, -ne           Skip discovered and configured extensions and the built-in ones (MCP)
+  --no-mcp                       Disable MCP servers (the builtin:mcp extension) for this run
   --skill <path>                 Load a skill file or directory (repeatable)
   --no-skills, -ns               Skip skill discovery (explicit --skill paths still load)
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
@@ -245,7 +246,7 @@ class CliArgs:
     no_themes: bool = False
     use_theme: str | None = None  # --use-theme: initial theme name for this run
     no_context_files: bool = False  # -nc
-    no_mcp: bool = False  # accepted: this port has no MCP, so there is nothing to disable
+    no_mcp: bool = False  # skip the builtin:mcp extension
     session_id: str | None = None  # --session-id
     tui_mode: Literal["fullscreen", "regular"] | None = None
     export: str | None = None  # input session file

@@ -327,17 +327,19 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
 async def _load_extensions(args: CliArgs, cfg: Config, warn: list[str]) -> ExtensionRunner | None:
     """The extension runtime, or None when there is nothing to load (the package is not even imported)."""
     from pi_app.extensions.loader import discover
-    from pi_app.extensions.setup import setting_paths
+    from pi_app.extensions.setup import builtin_names, setting_paths
 
     trusted = cfg.trust is None or cfg.trust.allowed
     paths = setting_paths(cfg.settings, cfg.agent_dir, cfg.cwd)
+    disabled = ["mcp"] if args.no_mcp else []
     sources, warnings = discover(
         agent_dir=cfg.agent_dir,
         cwd=cfg.cwd,
         project_trusted=trusted,
         setting_paths=[(p, b) for p, b in paths if trusted or b == cfg.agent_dir],
-        cli_paths=list(args.extensions),
+        cli_paths=[p for p in args.extensions if p.removeprefix("builtin:") not in disabled],
         no_extensions=args.no_extensions,
+        builtins=builtin_names(cfg.settings, disabled),
     )
     warn += warnings
     if not sources:

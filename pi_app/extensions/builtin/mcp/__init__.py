@@ -1,0 +1,87 @@
+"""``builtin:mcp``: Model Context Protocol servers from ``mcp.json`` (pi's ``docs/mcp.md``).
+
+``register`` only subscribes to the session's lifecycle. At ``session_start`` the config files are read
+(the project's only once trusted); when no server is configured nothing else happens, so a session
+without MCP never imports the ``mcp`` SDK. Otherwise every enabled server connects in the background,
+the first prompt waits (at most 10 s) for servers with ``direct`` tools, and ``session_shutdown`` stops
+them all.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .config import load_mcp_config
+
+if TYPE_CHECKING:
+    from pi_app.extensions.api import ExtensionAPI
+    from pi_app.extensions.context import ExtensionCommandContext, ExtensionContext
+
+    from .runtime import McpManager
+
+
+EXTENSION: McpExtension | None = None
+
+
+class McpExtension:
+    def __init__(self, pi: ExtensionAPI) -> None:
+        self.pi = pi
+        self.manager: McpManager | None = None
+        self.errors: list[str] = []
+
+    async def on_session_start(self, event: Any, ctx: ExtensionContext) -> None:
+        from pi_app.session.config.paths import agent_dir
+
+        await self.on_session_shutdown(event, ctx)  # /reload and session switches start afresh
+        adir = str(agent_dir())
+        config = load_mcp_config(adir, ctx.cwd, ctx.is_project_trusted())
+        self.errors = config.errors
+        for error in config.errors:
+            ctx.ui.notify(f"MCP config: {error}", "warning")
+        if not any(s.enabled for s in config.servers):
+            return
+        from .log import McpLog
+        from .runtime import McpManager
+
+        self.manager = McpManager(self.pi, config, ctx.cwd, McpLog(agent_dir() / "mcp.log"))
+        self.manager.start(ctx)
+
+    async def on_before_agent_start(self, event: Any, ctx: ExtensionContext) -> None:
+        if self.manager is not None:
+            await self.manager.wait_for_direct()
+
+    async def on_session_shutdown(self, event: Any, ctx: ExtensionContext) -> None:
+        manager, self.manager = self.manager, None
+        if manager is not None:
+            await manager.stop()
+
+    async def command(self, args: str, ctx: ExtensionCommandContext) -> None:
+        """``/mcp`` prints the servers' status; ``/mcp reconnect <server>`` reconnects one."""
+        words = args.split()
+        manager = self.manager
+        if words[:1] == ["reconnect"] and len(words) == 2:
+            conn = manager.connections.get(words[1]) if manager else None
+            if manager is None or conn is None:
+                ctx.ui.notify(f'Unknown MCP server "{words[1]}"', "error")
+                return
+            await conn.stop()
+            conn.state = "connecting"
+            await manager._connect(conn, report=True)
+            ctx.ui.notify(f"MCP server {conn.name}: {conn.state}", "info")
+            return
+        if manager is None:
+            lines = ["No MCP servers configured (add them to ~/.pi/agent/mcp.json or .pi/mcp.json)."]
+            lines += [f"invalid: {e}" for e in self.errors]
+            ctx.ui.notify("\n".join(lines), "info")
+            return
+        ctx.ui.notify("\n".join(manager.status_lines()), "info")
+
+
+def register(pi: ExtensionAPI) -> None:
+    ext = McpExtension(pi)
+    pi.on("session_start", ext.on_session_start)
+    pi.on("before_agent_start", ext.on_before_agent_start)
+    pi.on("session_shutdown", ext.on_session_shutdown)
+    pi.register_command("mcp", ext.command, description="MCP servers: status, or reconnect <server>")
+    global EXTENSION
+    EXTENSION = ext  # reachable through the loaded module (tests, the /mcp screen)
