@@ -232,3 +232,25 @@ async def test_project_servers_and_overrides_need_trust(tmp_path, faux):
         )  # u: deferred
     finally:
         await runner.shutdown("quit")
+
+
+async def test_abort_cancels_a_slow_call_and_the_server_stays_usable(tmp_path, faux):
+    write_mcp(agent_dir() / "mcp.json", {"t": stdio(exposure="direct")})
+    session, runner, ext, notes, errors = await mcp_session(tmp_path)
+    script = Script(faux, faux_tool("mcp__t__slow", {"seconds": 30}), faux_text("never"))
+    await connected(ext)
+    try:
+        run = asyncio.get_running_loop().create_task(session.prompt("slow"))
+        await _until(lambda: bool(session.agent.state.pending_tool_calls))
+        started = asyncio.get_running_loop().time()
+        await session.abort()
+        await run
+        assert asyncio.get_running_loop().time() - started < 10
+        slow = tool_results(session)[-1]
+        assert slow.isError and "Aborted" in text_of(slow)
+        script.add(faux_tool("mcp__t__echo", {"text": "still here"}), faux_text("ok"))
+        await session.prompt("again")
+        assert text_of(tool_results(session)[-1]) == "echo: still here"
+        assert ext.manager.connections["t"].state == "connected"
+    finally:
+        await runner.shutdown("quit")
