@@ -30,7 +30,9 @@ HELP_TEXT = """pi - a coding agent for the terminal, with read, bash, edit and w
 Usage:
   pi [options] [--] [@files...] [messages...]
 
-Commands (pi's install, remove, uninstall, update, list, config, auth and mcp are not available here)
+Commands:
+  pi mcp add|remove|list          Configure and check MCP servers (pi mcp --help)
+  (pi's install, remove, uninstall, update, list, config and auth are not available here)
 
 Options:
   --provider <name>              Provider to search for --model
@@ -135,7 +137,6 @@ UNSUPPORTED_COMMANDS: tuple[str, ...] = (
     "list",
     "config",
     "auth",
-    "mcp",
 )
 _SESSION_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
@@ -368,7 +369,7 @@ def parse_args(
     ext = dict(extension_flags or {})
     if argv and argv[0] in UNSUPPORTED_COMMANDS:
         raise CliError(
-            f'"pi {argv[0]}" is not supported by this version of pi (no packages, auth or MCP commands); '
+            f'"pi {argv[0]}" is not supported by this version of pi (no package or auth commands); '
             f'to send it as a prompt, use: pi -- "{argv[0]}"'
         )
     i = 0

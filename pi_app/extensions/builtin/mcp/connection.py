@@ -22,7 +22,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .config import ServerEntry, expand_home, resolve_mapping, server_cwd
+from .config import ConfigValueError, ServerEntry, expand_home, resolve_mapping, server_cwd
 
 if TYPE_CHECKING:
     import mcp_types
@@ -348,6 +348,8 @@ def _describe(exc: BaseException) -> str:
         return _describe(inner)
     if isinstance(exc, TimeoutError):
         return "timed out"
+    if isinstance(exc, ConfigValueError):
+        return str(exc)
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
     text = str(exc).strip()
