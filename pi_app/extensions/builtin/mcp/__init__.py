@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .config import load_mcp_config
+from .config import McpConfig, load_mcp_config
+from .status import format_row, reconnect, server_rows
 
 if TYPE_CHECKING:
     from pi_app.extensions.api import ExtensionAPI
@@ -27,15 +28,14 @@ class McpExtension:
     def __init__(self, pi: ExtensionAPI) -> None:
         self.pi = pi
         self.manager: McpManager | None = None
-        self.errors: list[str] = []
+        self.config: McpConfig | None = None
 
     async def on_session_start(self, event: Any, ctx: ExtensionContext) -> None:
         from pi_app.session.config.paths import agent_dir
 
         await self.on_session_shutdown(event, ctx)  # /reload and session switches start afresh
         adir = str(agent_dir())
-        config = load_mcp_config(adir, ctx.cwd, ctx.is_project_trusted())
-        self.errors = config.errors
+        config = self.config = load_mcp_config(adir, ctx.cwd, ctx.is_project_trusted())
         for error in config.errors:
             ctx.ui.notify(f"MCP config: {error}", "warning")
         if not any(s.enabled for s in config.servers):
@@ -64,17 +64,15 @@ class McpExtension:
             if manager is None or conn is None:
                 ctx.ui.notify(f'Unknown MCP server "{words[1]}"', "error")
                 return
-            await conn.stop()
-            conn.state = "connecting"
-            await manager._connect(conn, report=True)
+            await reconnect(self, conn.name)
             ctx.ui.notify(f"MCP server {conn.name}: {conn.state}", "info")
             return
-        if manager is None:
-            lines = ["No MCP servers configured (add them to ~/.pi/agent/mcp.json or .pi/mcp.json)."]
-            lines += [f"invalid: {e}" for e in self.errors]
-            ctx.ui.notify("\n".join(lines), "info")
+        rows = server_rows(self)
+        errors = self.config.errors if self.config else []
+        if not rows and not errors:
+            ctx.ui.notify("No MCP servers configured (add them to ~/.pi/agent/mcp.json or .pi/mcp.json).")
             return
-        ctx.ui.notify("\n".join(manager.status_lines()), "info")
+        ctx.ui.notify("\n".join([*map(format_row, rows), *(f"config error: {e}" for e in errors)]))
 
 
 def register(pi: ExtensionAPI) -> None:

@@ -79,6 +79,10 @@ class McpManager:
         task.add_done_callback(self._tasks.discard)
         return task
 
+    async def connect_server(self, conn: McpConnection, *, report: bool = True) -> None:
+        """(Re)connect one server and register its tools; a failure is reported once, as a warning."""
+        await self._connect(conn, report=report)
+
     async def _connect(self, conn: McpConnection, *, report: bool = False) -> None:
         try:
             await conn.connect()
@@ -387,28 +391,6 @@ class McpManager:
         return AgentToolResult(
             content=content or [TextContent(text="(empty resource)")], details={"server": server, "uri": uri}
         )
-
-    # ------------------------------------------------------------------ status
-    def status_lines(self) -> list[str]:
-        lines = []
-        for conn in sorted(self.connections.values(), key=_attention_first):
-            config = conn.entry.config
-            count = sum(1 for r in self.tools.values() if r.server == conn.name and not r.withdrawn)
-            source = conn.entry.override or conn.entry.source
-            line = f"{conn.name}: {conn.state}, {count} tools, {config.exposure} ({source})"
-            if conn.error and conn.state in ("failed", "disconnected"):
-                line += f"\n  error: {conn.error}"
-                tail = conn.stderr_tail[-5:]
-                line += "".join(f"\n  stderr: {t}" for t in tail)
-            lines.append(line)
-        for error in self.config.errors:
-            lines.append(f"invalid: {error}")
-        return lines
-
-
-def _attention_first(conn: McpConnection) -> tuple[int, str]:
-    order = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disabled": 4}
-    return order.get(conn.state, 5), conn.name
 
 
 def _object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:

@@ -1,0 +1,89 @@
+"""What ``/mcp`` shows: one plain row per configured server (no Textual here; the screen renders rows)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from . import McpExtension
+
+_ORDER = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disabled": 4}
+
+
+@dataclass(frozen=True)
+class ServerRow:
+    name: str
+    state: str  # connecting, connected, disconnected, failed, disabled
+    tools: tuple[str, ...]  # registered tool names (mcp__server__tool)
+    exposure: str
+    scope: str  # "global" or "project"
+    source: str  # the file that defines (or overrides) the server
+    error: str | None = None
+    stderr: tuple[str, ...] = ()
+
+    @property
+    def needs_attention(self) -> bool:
+        return self.state in ("failed", "disconnected")
+
+
+def find_mcp(hooks: Any) -> McpExtension | None:
+    """The loaded builtin:mcp extension of a session's extension runner, if any."""
+    for ext in getattr(hooks, "extensions", None) or ():
+        found = getattr(ext.module, "EXTENSION", None) if ext.name == "mcp" else None
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    return None
+
+
+def server_rows(ext: McpExtension) -> list[ServerRow]:
+    """Every configured server, those needing attention first."""
+    config = ext.config
+    if config is None:
+        return []
+    manager = ext.manager
+    rows = []
+    for entry in config.servers:
+        conn = manager.connections.get(entry.name) if manager else None
+        state = conn.state if conn else ("connecting" if entry.enabled and manager else "disabled")
+        if not entry.enabled:
+            state = "disabled"
+        tools = tuple(
+            sorted(n for n, r in manager.tools.items() if r.server == entry.name and not r.withdrawn)
+            if manager
+            else ()
+        )
+        failed = conn is not None and conn.state in ("failed", "disconnected")
+        rows.append(
+            ServerRow(
+                name=entry.name,
+                state=state,
+                tools=tools,
+                exposure=entry.config.exposure,
+                scope="global" if entry.scope == "user" else "project",
+                source=entry.override or entry.source,
+                error=conn.error if failed and conn else None,
+                stderr=tuple(conn.stderr_tail[-10:]) if failed and conn else (),
+            )
+        )
+    return sorted(rows, key=lambda r: (_ORDER.get(r.state, 5), r.name))
+
+
+async def reconnect(ext: McpExtension, name: str) -> None:
+    manager = ext.manager
+    conn = manager.connections.get(name) if manager else None
+    if manager is None or conn is None or not conn.entry.enabled:
+        return
+    await conn.stop()
+    conn.state = "connecting"
+    await manager.connect_server(conn)
+
+
+def format_row(row: ServerRow) -> str:
+    """``name: state, N tools (exposure, scope)`` and, for a failed server, its error and stderr tail."""
+    count = f", {len(row.tools)} tools" if row.state == "connected" else ""
+    lines = [f"{row.name}: {row.state}{count} ({row.exposure}, {row.scope})"]
+    if row.error:
+        lines.append(f"  {row.error}")
+    lines += [f"  stderr: {line}" for line in row.stderr[-5:]]
+    return "\n".join(lines)
