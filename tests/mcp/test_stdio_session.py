@@ -254,3 +254,31 @@ async def test_abort_cancels_a_slow_call_and_the_server_stays_usable(tmp_path, f
         assert ext.manager.connections["t"].state == "connected"
     finally:
         await runner.shutdown("quit")
+
+
+async def test_new_session_keeps_servers_and_reload_restarts_them(tmp_path, faux):
+    pidfile = tmp_path / "pids"
+    write_mcp(
+        agent_dir() / "mcp.json", {"t": stdio(exposure="direct", env={"MCP_TEST_PIDFILE": str(pidfile)})}
+    )
+    session, runner, ext, notes, errors = await mcp_session(tmp_path)
+    try:
+        await connected(ext)
+        manager = ext.manager
+        await session.new_session()
+        assert ext.manager is manager and manager.connections["t"].state == "connected"
+        assert "mcp__t__echo" in session.tool_names
+        ((first_server, first_child),) = [
+            tuple(map(int, line.split())) for line in pidfile.read_text().splitlines()
+        ]
+        await runner.reload()  # a fresh import of the extension; the old servers stop
+        assert _gone(first_server) and _gone(first_child)
+        fresh = runner.extensions[0].module.EXTENSION
+        assert fresh is not ext
+        await connected(fresh)
+        assert fresh.manager.connections["t"].state == "connected" and "mcp__t__echo" in session.tool_names
+        Script(faux, faux_tool("mcp__t__echo", {"text": "after reload"}), faux_text("ok"))
+        await session.prompt("go")
+        assert text_of(tool_results(session)[-1]) == "echo: after reload"
+    finally:
+        await runner.shutdown("quit")

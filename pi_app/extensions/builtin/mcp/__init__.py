@@ -9,19 +9,19 @@ them all.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
-
-from .config import McpConfig, load_mcp_config
-from .status import format_row, reconnect, server_rows
 
 if TYPE_CHECKING:
     from pi_app.extensions.api import ExtensionAPI
     from pi_app.extensions.context import ExtensionCommandContext, ExtensionContext
 
+    from .config import McpConfig
     from .runtime import McpManager
 
 
 EXTENSION: McpExtension | None = None
+_SWITCHES = ("new", "resume", "fork")  # session switches within the same process
 
 
 class McpExtension:
@@ -33,9 +33,20 @@ class McpExtension:
     async def on_session_start(self, event: Any, ctx: ExtensionContext) -> None:
         from pi_app.session.config.paths import agent_dir
 
-        await self.on_session_shutdown(event, ctx)  # /reload and session switches start afresh
+        if self.manager is not None and event.reason in _SWITCHES:
+            return  # /new, /resume, /fork: the servers and their tools carry over
+        await self._stop()
         adir = str(agent_dir())
-        config = self.config = load_mcp_config(adir, ctx.cwd, ctx.is_project_trusted())
+        trusted = ctx.is_project_trusted()
+        files = [os.path.join(adir, "mcp.json")] + (
+            [os.path.join(ctx.cwd, ".pi", "mcp.json")] if trusted else []
+        )
+        if not any(os.path.exists(f) for f in files):  # the common case: nothing to import, nothing to do
+            self.config = None
+            return
+        from .config import load_mcp_config
+
+        config = self.config = load_mcp_config(adir, ctx.cwd, trusted)
         for error in config.errors:
             ctx.ui.notify(f"MCP config: {error}", "warning")
         if not any(s.enabled for s in config.servers):
@@ -51,12 +62,18 @@ class McpExtension:
             await self.manager.wait_for_direct()
 
     async def on_session_shutdown(self, event: Any, ctx: ExtensionContext) -> None:
+        if event.reason not in _SWITCHES:
+            await self._stop()
+
+    async def _stop(self) -> None:
         manager, self.manager = self.manager, None
         if manager is not None:
             await manager.stop()
 
     async def command(self, args: str, ctx: ExtensionCommandContext) -> None:
         """``/mcp`` prints the servers' status; ``/mcp reconnect <server>`` reconnects one."""
+        from .status import format_row, reconnect, server_rows
+
         words = args.split()
         manager = self.manager
         if words[:1] == ["reconnect"] and len(words) == 2:

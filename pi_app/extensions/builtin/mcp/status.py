@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from . import McpExtension
+    from .config import McpConfig
+    from .runtime import McpManager
+
+
+class McpState(Protocol):
+    """What the extension holds for a session (its config, and the manager once a server is enabled)."""
+
+    config: McpConfig | None
+    manager: McpManager | None
 
 _ORDER = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disabled": 4}
 
@@ -27,7 +35,7 @@ class ServerRow:
         return self.state in ("failed", "disconnected")
 
 
-def find_mcp(hooks: Any) -> McpExtension | None:
+def find_mcp(hooks: Any) -> McpState | None:
     """The loaded builtin:mcp extension of a session's extension runner, if any."""
     for ext in getattr(hooks, "extensions", None) or ():
         found = getattr(ext.module, "EXTENSION", None) if ext.name == "mcp" else None
@@ -36,7 +44,7 @@ def find_mcp(hooks: Any) -> McpExtension | None:
     return None
 
 
-def server_rows(ext: McpExtension) -> list[ServerRow]:
+def server_rows(ext: McpState) -> list[ServerRow]:
     """Every configured server, those needing attention first."""
     config = ext.config
     if config is None:
@@ -69,7 +77,7 @@ def server_rows(ext: McpExtension) -> list[ServerRow]:
     return sorted(rows, key=lambda r: (_ORDER.get(r.state, 5), r.name))
 
 
-async def reconnect(ext: McpExtension, name: str) -> None:
+async def reconnect(ext: McpState, name: str) -> None:
     manager = ext.manager
     conn = manager.connections.get(name) if manager else None
     if manager is None or conn is None or not conn.entry.enabled:
