@@ -16,6 +16,7 @@ class McpState(Protocol):
     config: McpConfig | None
     manager: McpManager | None
 
+
 _ORDER = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disabled": 4}
 
 
