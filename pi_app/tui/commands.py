@@ -66,7 +66,7 @@ async def _settings(app: AppContext, arg: str) -> None:
 
 async def _mcp(app: AppContext, arg: str) -> None:
     """The MCP screen; ``/mcp <args>`` (reconnect …) and sessions without builtin:mcp go to its command."""
-    from pi_app.extensions.builtin.mcp.status import find_mcp, reconnect, server_rows
+    from pi_app.extensions.builtin.mcp.status import find_mcp
 
     ext = find_mcp(app.session.hooks)
     if ext is None or arg.strip():
@@ -75,8 +75,7 @@ async def _mcp(app: AppContext, arg: str) -> None:
         return
     from pi_app.tui.screens.mcp import McpScreen
 
-    errors = ext.config.errors if ext.config else []
-    app.push_screen(McpScreen(lambda: server_rows(ext), lambda name: reconnect(ext, name), errors))
+    app.push_screen(McpScreen(ext))
 
 
 async def _session(app: AppContext, arg: str) -> None:

@@ -190,3 +190,37 @@ def test_log_appends_and_rotates(tmp_path):
     for _ in range(5):
         log.write("srv", "info", "core", "x" * 50)
     assert (tmp_path / "mcp.log.1").exists() and (tmp_path / "mcp.log").stat().st_size <= 200
+
+
+async def test_enable_and_exposure_changes_are_saved_where_the_server_is_defined(tmp_path):
+    from types import SimpleNamespace
+
+    from pi_app.extensions.builtin.mcp.status import change_server, next_exposure
+
+    agent, cwd = tmp_path / "agent", tmp_path / "proj"
+    user, project = agent / "mcp.json", cwd / ".pi" / "mcp.json"
+    _write(
+        user,
+        '{\n\t"other": 1,\n\t"mcpServers": {"a": {"command": "x", "enabled": false}, "b": {"command": "y"}}\n}',
+    )
+    _write(project, {"mcpServers": {"b": {"enabled": False}}})
+    ext = SimpleNamespace(manager=None, where=(str(agent), str(cwd), True))
+    ext.config = load_mcp_config(str(agent), str(cwd), True)
+
+    assert await change_server(ext, "a", "enabled", True) == str(user)
+    text = user.read_text()
+    assert json.loads(text) == {"other": 1, "mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}
+    assert text.startswith('{\n\t"other"')  # the file's tab indentation is kept
+    assert ext.config.get("a").enabled is True
+
+    # "b" is overridden by the project: its changes go to the override, defaults spelled out
+    assert await change_server(ext, "b", "enabled", True) == str(project)
+    assert await change_server(ext, "b", "exposure", "codemode") == str(project)
+    assert json.loads(project.read_text()) == {"mcpServers": {"b": {"enabled": True, "exposure": "codemode"}}}
+    assert json.loads(user.read_text())["mcpServers"]["b"] == {"command": "y"}
+    assert [next_exposure(e) for e in ("codemode", "deferred", "direct", "hidden")] == [
+        "deferred",
+        "direct",
+        "hidden",
+        "codemode",
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from pi_app.extensions.builtin import builtin_path
@@ -43,7 +44,7 @@ async def test_mcp_screen_lists_inspects_and_reconnects(tmp_path):
         {
             "t": stdio(exposure="direct"),
             "gone": {"command": MISSING, "exposure": "direct"},
-            "off": {"command": "x", "enabled": False},
+            "off": stdio(enabled=False, exposure="direct"),
         },
     )
     project = tmp_path / "proj"
@@ -77,6 +78,28 @@ async def test_mcp_screen_lists_inspects_and_reconnects(tmp_path):
                 timeout=90,
             )
             await wait_for(pilot, lambda: screen.shown[1].state == "connected", "the refreshed rows")
+
+            await pilot.press("down")  # "off": enable it (saved to mcp.json) and it connects
+            await pilot.press("e")
+            await wait_for(
+                pilot,
+                lambda: ("off", "connected") in [(r.name, r.state) for r in screen.shown],
+                "off to connect",
+                90,
+            )
+            saved = json.loads((agent_dir() / "mcp.json").read_text())["mcpServers"]
+            assert "enabled" not in saved["off"] and "mcp__off__echo" in session.tool_names
+
+            highlighted = screen.query_one("OptionList").highlighted
+            assert [r.name for r in screen.shown] == ["gone", "off", "t"] and highlighted == 1  # still "off"
+            await pilot.press("down")  # "t": direct -> hidden, saved, its tools withdrawn
+            await pilot.press("x")
+            await wait_for(pilot, lambda: "mcp__t__echo" not in session.tool_names, "t's tools to go")
+            saved = json.loads((agent_dir() / "mcp.json").read_text())["mcpServers"]
+            assert saved["t"]["exposure"] == "hidden" and saved["gone"] == {
+                "command": MISSING,
+                "exposure": "direct",
+            }
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, McpScreen), "the screen to close")
     finally:

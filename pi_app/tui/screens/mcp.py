@@ -1,10 +1,11 @@
 """``/mcp``: the configured MCP servers with state, tool count, exposure and source; the highlighted
-server's tools and, when it failed, its error and the tail of its stderr. ``r`` reconnects it."""
+server's tools and, when it failed, its error and the tail of its stderr. ``r`` reconnects it, ``e``
+enables or disables it and ``x`` changes its exposure (both saved to the file that defines it)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,6 +28,21 @@ _STATE_STYLE = {
 }
 
 
+class McpActions(Protocol):
+    """What the screen asks of builtin:mcp (its McpExtension)."""
+
+    @property
+    def errors(self) -> list[str]: ...
+
+    def rows(self) -> list[ServerRow]: ...
+
+    async def reconnect(self, name: str) -> None: ...
+
+    async def toggle_enabled(self, name: str) -> None: ...
+
+    async def cycle_exposure(self, name: str) -> None: ...
+
+
 class McpScreen(ModalScreen[None]):
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="McpScreen")
@@ -36,20 +52,15 @@ class McpScreen(ModalScreen[None]):
     )
     BINDINGS = [
         Binding("escape,ctrl+c", "close", "Close", priority=True),
-        Binding("r", "reconnect", "Reconnect"),
+        Binding("r", "act('reconnect')", "Reconnect"),
+        Binding("e", "act('toggle')", "Enable/disable"),
+        Binding("x", "act('exposure')", "Exposure"),
     ]
 
-    def __init__(
-        self,
-        rows: Callable[[], list[ServerRow]],
-        reconnect: Callable[[str], Awaitable[None]],
-        errors: list[str] | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, actions: McpActions, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._rows = rows
-        self._reconnect = reconnect
-        self.errors = list(errors or [])
+        self.actions = actions
+        self.errors: list[str] = []
         self.shown: list[ServerRow] = []
 
     def compose(self) -> ComposeResult:
@@ -57,16 +68,19 @@ class McpScreen(ModalScreen[None]):
             yield Static("MCP servers", classes="title")
             yield OptionList(id="mcp-servers")
             yield Static("", id="mcp-detail", markup=False)
-            yield Static("↑↓ inspect · r reconnect · esc close", classes="hint")
+            yield Static(
+                "↑↓ inspect · r reconnect · e enable/disable · x exposure · esc close", classes="hint"
+            )
 
     def on_mount(self) -> None:
         self.refresh_rows()
         self.query_one(OptionList).focus()
 
     def refresh_rows(self) -> None:
-        self.shown = self._rows()
+        current = self._current()  # the highlight follows the server, not the position
+        self.shown = self.actions.rows()
+        self.errors = list(self.actions.errors)
         options = self.query_one(OptionList)
-        highlighted = options.highlighted or 0
         options.clear_options()
         width = max([len(r.name) for r in self.shown] + [4])
         for row in self.shown:
@@ -89,7 +103,8 @@ class McpScreen(ModalScreen[None]):
                 Option("No MCP servers configured (~/.pi/agent/mcp.json, .pi/mcp.json)", disabled=True)
             )
         if self.shown:
-            options.highlighted = min(highlighted, len(self.shown) - 1)
+            names = [r.name for r in self.shown]
+            options.highlighted = names.index(current.name) if current and current.name in names else 0
         self._show_detail()
 
     def _current(self) -> ServerRow | None:
@@ -110,14 +125,23 @@ class McpScreen(ModalScreen[None]):
             lines += [f"stderr: {line}" for line in row.stderr]
         self.query_one("#mcp-detail", Static).update("\n".join(lines))
 
-    def action_reconnect(self) -> None:
+    def action_act(self, what: str) -> None:
         row = self._current()
-        if row is not None and row.state != "disabled":
-            self._reconnect_worker(row.name)
+        if row is None or (what == "reconnect" and row.state == "disabled"):
+            return
+        act: dict[str, Callable[[str], Awaitable[None]]] = {
+            "reconnect": self.actions.reconnect,
+            "toggle": self.actions.toggle_enabled,
+            "exposure": self.actions.cycle_exposure,
+        }
+        self._run(act[what], row.name)
 
-    @work(group="mcp-reconnect", exclusive=True, exit_on_error=False)
-    async def _reconnect_worker(self, name: str) -> None:
-        await self._reconnect(name)
+    @work(group="mcp-action", exclusive=True, exit_on_error=False)
+    async def _run(self, action: Callable[[str], Awaitable[None]], name: str) -> None:
+        try:
+            await action(name)
+        except (OSError, ValueError) as exc:
+            self.notify(str(exc), severity="error")
         if self.is_attached:
             self.refresh_rows()
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from .config import McpConfig
     from .runtime import McpManager
+    from .status import ServerRow
 
 
 EXTENSION: McpExtension | None = None
@@ -29,6 +30,7 @@ class McpExtension:
         self.pi = pi
         self.manager: McpManager | None = None
         self.config: McpConfig | None = None
+        self.where: tuple[str, str, bool] | None = None  # agent dir, cwd, project trusted
 
     async def on_session_start(self, event: Any, ctx: ExtensionContext) -> None:
         from pi_app.session.config.paths import agent_dir
@@ -47,9 +49,10 @@ class McpExtension:
         from .config import load_mcp_config
 
         config = self.config = load_mcp_config(adir, ctx.cwd, trusted)
+        self.where = (adir, ctx.cwd, trusted)
         for error in config.errors:
             ctx.ui.notify(f"MCP config: {error}", "warning")
-        if not any(s.enabled for s in config.servers):
+        if not config.servers:
             return
         from .log import McpLog
         from .runtime import McpManager
@@ -90,6 +93,35 @@ class McpExtension:
             ctx.ui.notify("No MCP servers configured (add them to ~/.pi/agent/mcp.json or .pi/mcp.json).")
             return
         ctx.ui.notify("\n".join([*map(format_row, rows), *(f"config error: {e}" for e in errors)]))
+
+    # ---------------------------------------------------------------- what the /mcp screen does
+    def rows(self) -> list[ServerRow]:
+        from .status import server_rows
+
+        return server_rows(self)
+
+    @property
+    def errors(self) -> list[str]:
+        return self.config.errors if self.config else []
+
+    async def reconnect(self, name: str) -> None:
+        from .status import reconnect
+
+        await reconnect(self, name)
+
+    async def toggle_enabled(self, name: str) -> None:
+        from .status import change_server
+
+        entry = self.config.get(name) if self.config else None
+        if entry is not None:
+            await change_server(self, name, "enabled", not entry.enabled)
+
+    async def cycle_exposure(self, name: str) -> None:
+        from .status import change_server, next_exposure
+
+        entry = self.config.get(name) if self.config else None
+        if entry is not None:
+            await change_server(self, name, "exposure", next_exposure(entry.config.exposure))
 
 
 def register(pi: ExtensionAPI) -> None:

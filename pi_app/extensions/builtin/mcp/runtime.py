@@ -20,7 +20,7 @@ from pi_app.agent.tool import AgentToolResult, ToolError
 from pi_app.ai.types import TextContent
 from pi_app.extensions.definitions import ToolDefinition
 
-from .config import McpConfig, effective_exposure, has_direct_tools, tool_exposure
+from .config import McpConfig, ServerEntry, effective_exposure, has_direct_tools, tool_exposure
 from .connection import McpConnection, ServerUnavailable
 from .log import McpLog
 from .results import READ_RESOURCE_TOOL, resource_contents, to_tool_result, tool_name
@@ -62,6 +62,7 @@ class McpManager:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._resource_tools = False
         self._search_tool = False
+        self.searched: set[str] = set()  # deferred tools tool_search declared: they stay declared
         self.ctx: ExtensionContext | None = None
 
     # ------------------------------------------------------------------ lifecycle
@@ -92,6 +93,30 @@ class McpManager:
             return
         self._register_server(conn)
 
+    async def update_server(self, entry: ServerEntry) -> None:
+        """Apply a changed entry (enabled, exposure) of a known server."""
+        conn = self.connections.get(entry.name)
+        if conn is None:
+            return
+        was_enabled = conn.entry.enabled
+        conn.entry = entry
+        if not entry.enabled:
+            await conn.stop()
+            conn.state = "disabled"
+            self._withdraw(entry.name)
+            return
+        if not was_enabled or not conn.connected:
+            conn.state = "connecting"
+            await self._connect(conn, report=True)
+            return
+        self._register_server(conn)
+
+    def _withdraw(self, server: str) -> None:
+        names = [n for n, r in self.tools.items() if r.server == server]
+        for name in names:
+            self.tools[name].withdrawn = True
+        self.pi.set_active_tools([n for n in self.pi.get_active_tools() if n not in names])
+
     async def stop(self) -> None:
         for task in list(self._tasks):
             task.cancel()
@@ -119,6 +144,17 @@ class McpManager:
         offered = {t.name for t in conn.tools}
         for tool in conn.tools:
             self._register_tool(conn, tool)
+        # exposure decides what is declared: direct tools on, deferred ones off until tool_search
+        mine = {n: r for n, r in self.tools.items() if r.server == conn.name}
+        active = self.pi.get_active_tools()
+        wanted = [
+            n for n in active if n not in mine or (mine[n].exposure == "direct" and not mine[n].withdrawn)
+        ]
+        wanted += [
+            n for n, r in mine.items() if r.exposure == "direct" and not r.withdrawn and n not in wanted
+        ]
+        if wanted != active:
+            self.pi.set_active_tools(wanted)
         withdrawn = [
             name
             for name, reg in self.tools.items()
@@ -140,6 +176,9 @@ class McpManager:
     def _register_tool(self, conn: McpConnection, tool: mcp_types.Tool) -> None:
         exposure = effective_exposure(tool_exposure(conn.entry.config, tool.name))
         if exposure == "hidden":
+            for reg in self.tools.values():
+                if (reg.server, reg.tool) == (conn.name, tool.name):
+                    reg.withdrawn = True
             return
         existing = next(
             (n for n, r in self.tools.items() if (r.server, r.tool) == (conn.name, tool.name)), None
@@ -260,6 +299,7 @@ class McpManager:
         if not found:
             return AgentToolResult.text(f'No MCP tools match "{query}".')
         active = self.pi.get_active_tools()
+        self.searched.update(found)
         self.pi.set_active_tools([*active, *(n for n in found if n not in active)])
         lines = []
         for n in found:

@@ -15,6 +15,18 @@ class McpState(Protocol):
 
     config: McpConfig | None
     manager: McpManager | None
+    where: tuple[str, str, bool] | None
+
+    @property
+    def errors(self) -> list[str]: ...
+
+    def rows(self) -> list[ServerRow]: ...
+
+    async def reconnect(self, name: str) -> None: ...
+
+    async def toggle_enabled(self, name: str) -> None: ...
+
+    async def cycle_exposure(self, name: str) -> None: ...
 
 
 _ORDER = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disabled": 4}
@@ -96,3 +108,45 @@ def format_row(row: ServerRow) -> str:
         lines.append(f"  {row.error}")
     lines += [f"  stderr: {line}" for line in row.stderr[-5:]]
     return "\n".join(lines)
+
+
+EXPOSURE_CYCLE = ("codemode", "deferred", "direct", "hidden")
+
+
+def next_exposure(current: str) -> str:
+    i = EXPOSURE_CYCLE.index(current) if current in EXPOSURE_CYCLE else -1
+    return EXPOSURE_CYCLE[(i + 1) % len(EXPOSURE_CYCLE)]
+
+
+async def change_server(ext: McpState, name: str, key: str, value: bool | str) -> str:
+    """Save ``enabled``/``exposure`` of ``name`` to the file that defines it (the project override when
+    there is one), keeping the rest of the file, then apply the file's new state. Returns the path."""
+    from pathlib import Path
+
+    from .cli import edit_servers
+    from .config import load_mcp_config
+
+    entry = ext.config.get(name) if ext.config else None
+    if entry is None or ext.where is None:
+        raise ValueError(f'Unknown MCP server "{name}"')
+    path = Path(entry.override or entry.source)
+    keep_defaults = entry.override is not None  # an override must say what it overrides
+
+    def edit(servers: dict[str, Any]) -> None:
+        server = servers.get(name)
+        if not isinstance(server, dict):
+            raise ValueError(f'{path} does not define MCP server "{name}"')
+        default = True if key == "enabled" else "codemode"
+        if value == default and not keep_defaults:
+            server.pop(key, None)
+        else:
+            server[key] = value
+
+    edit_servers(path, edit)
+    adir, cwd, trusted = ext.where
+    ext.config = load_mcp_config(adir, cwd, trusted)
+    updated = ext.config.get(name)
+    if ext.manager is not None and updated is not None:
+        ext.manager.config = ext.config
+        await ext.manager.update_server(updated)
+    return str(path)
