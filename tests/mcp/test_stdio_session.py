@@ -218,7 +218,8 @@ async def test_project_servers_and_overrides_need_trust(tmp_path, faux):
     write_mcp(tmp_path / "proj" / ".pi" / "mcp.json", {"p": stdio(exposure="direct"), "u": {"enabled": True}})
     session, runner, ext, notes, errors = await mcp_session(tmp_path, trusted=False)
     try:
-        assert ext.manager is None  # "u" stays disabled; the untrusted project file is not read
+        # "u" stays disabled and "p" unknown: the untrusted project file is not read
+        assert {n: c.state for n, c in ext.manager.connections.items()} == {"u": "disabled"}
     finally:
         await runner.shutdown("quit")
     session, runner, ext, notes, errors = await mcp_session(tmp_path, trusted=True)

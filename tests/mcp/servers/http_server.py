@@ -33,6 +33,7 @@ def main() -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
+    sock.listen(128)  # connections wait in the backlog until uvicorn serves them
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     app = server.streamable_http_app()
     config = uvicorn.Config(app, log_level="warning")
