@@ -283,3 +283,35 @@ async def test_new_session_keeps_servers_and_reload_restarts_them(tmp_path, faux
         assert text_of(tool_results(session)[-1]) == "echo: after reload"
     finally:
         await runner.shutdown("quit")
+
+
+async def test_mcp_command_prints_status_and_reconnects(tmp_path, faux):
+    write_mcp(
+        agent_dir() / "mcp.json",
+        {
+            "t": stdio(exposure="direct"),
+            "gone": {"command": str(tmp_path / "missing")},
+            "bad": {"type": "sse"},
+        },
+    )
+    session, runner, ext, notes, errors = await mcp_session(tmp_path)
+    try:
+        await connected(ext)
+        notes.messages.clear()
+        await session.prompt("/mcp")
+        ((level, text),) = notes.messages
+        assert text.splitlines() == [
+            "gone: failed (codemode, global)",
+            f"  command not found: {tmp_path / 'missing'}",
+            "t: connected, 10 tools (direct, global)",
+            f'config error: {agent_dir() / "mcp.json"}: server "bad": legacy SSE transport is not supported; '
+            "use the streamable HTTP URL",
+        ]
+        group = ext.manager.connections["t"].pgid
+        await session.prompt("/mcp reconnect t")
+        assert notes.messages[-1] == ("info", "MCP server t: connected")
+        assert ext.manager.connections["t"].pgid not in (None, group)
+        await session.prompt("/mcp reconnect nope")
+        assert notes.messages[-1] == ("error", 'Unknown MCP server "nope"')
+    finally:
+        await runner.shutdown("quit")
