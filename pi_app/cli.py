@@ -65,6 +65,10 @@ def _missing_session_file(arg: str | None) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
+    if args_list[:1] == ["mcp"]:  # pi mcp add|remove|list: no session, no extensions
+        from pi_app.extensions.builtin.mcp.cli import main as mcp_main
+
+        return mcp_main(args_list[1:])
     try:
         args = parse_args(args_list, defer_unknown=True)
     except CliError as exc:

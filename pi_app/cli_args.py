@@ -29,7 +29,9 @@ HELP_TEXT = """pi - a coding agent for the terminal, with read, bash, edit and w
 Usage:
   pi [options] [--] [@files...] [messages...]
 
-Commands (pi's install, remove, uninstall, update, list, config, auth and mcp are not available here)
+Commands:
+  pi mcp add|remove|list          Configure and check MCP servers (pi mcp --help)
+  (pi's install, remove, uninstall, update, list, config and auth are not available here)
 
 Options:
   --provider <name>              Provider to search for --model
@@ -56,9 +58,10 @@ Options:
                                  a list of only +name/-name entries adds to or removes from the defaults
   --exclude-tools, -xt <tools>   Comma-separated tool names or patterns (*) to disable, applied last
   --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh
-  --extension, -e <path>         Load an extension file or directory (repeatable; loads even with -ne)
-  --no-extensions, -ne           Skip discovered and configured extensions
-  --no-mcp                       Disable MCP support (this port has none)
+  --extension, -e <path>         Load an extension file or directory, or builtin:<name> (repeatable;
+                                 loads even with -ne)
+  --no-extensions, -ne           Skip discovered and configured extensions and the built-in ones (MCP)
+  --no-mcp                       Disable MCP servers (the builtin:mcp extension) for this run
   --skill <path>                 Load a skill file or directory (repeatable)
   --no-skills, -ns               Skip skill discovery (explicit --skill paths still load)
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
@@ -133,7 +136,6 @@ UNSUPPORTED_COMMANDS: tuple[str, ...] = (
     "list",
     "config",
     "auth",
-    "mcp",
 )
 _SESSION_ID_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
@@ -244,7 +246,7 @@ class CliArgs:
     no_themes: bool = False
     use_theme: str | None = None  # --use-theme: initial theme name for this run
     no_context_files: bool = False  # -nc
-    no_mcp: bool = False  # accepted: this port has no MCP, so there is nothing to disable
+    no_mcp: bool = False  # skip the builtin:mcp extension
     session_id: str | None = None  # --session-id
     tui_mode: Literal["fullscreen", "regular"] | None = None
     export: str | None = None  # input session file
@@ -366,7 +368,7 @@ def parse_args(
     ext = dict(extension_flags or {})
     if argv and argv[0] in UNSUPPORTED_COMMANDS:
         raise CliError(
-            f'"pi {argv[0]}" is not supported by this version of pi (no packages, auth or MCP commands); '
+            f'"pi {argv[0]}" is not supported by this version of pi (no package or auth commands); '
             f'to send it as a prompt, use: pi -- "{argv[0]}"'
         )
     i = 0

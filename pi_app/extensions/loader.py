@@ -13,6 +13,7 @@ import itertools
 import os
 import sys
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -68,7 +69,13 @@ def discover_dir(directory: Path, scope: Scope) -> list[ExtensionSource]:
 
 
 def resolve_path(path: str, base: str, scope: Scope) -> ExtensionSource | str:
-    """An explicit path (``-e``, the ``extensions`` setting), relative to ``base``; a message if unusable."""
+    """An explicit path (``-e``, the ``extensions`` setting), relative to ``base``; a message if unusable.
+    ``builtin:<name>`` names an extension that ships with pi."""
+    if path.startswith("builtin:"):
+        from pi_app.extensions.builtin import builtin_path
+
+        entry_path = builtin_path(path.removeprefix("builtin:"))
+        return ExtensionSource(entry_path, scope) if entry_path else f"Unknown built-in extension: {path}"
     p = Path(os.path.expanduser(path))
     if not p.is_absolute():
         p = Path(base) / p
@@ -88,10 +95,11 @@ def discover(
     setting_paths: list[tuple[str, str]],
     cli_paths: list[str],
     no_extensions: bool,
+    builtins: Sequence[str] = (),
 ) -> tuple[list[ExtensionSource], list[str]]:
     """(sources in load order, warnings). Order: ``-e`` paths, the user dir, the ``extensions`` setting,
-    then the project dir (only once trusted). ``no_extensions`` keeps only the ``-e`` paths.
-    ``setting_paths`` are (path, directory it is relative to)."""
+    the project dir (only once trusted), then the ``builtins`` by name. ``no_extensions`` keeps only the
+    ``-e`` paths. ``setting_paths`` are (path, directory it is relative to)."""
     found: list[ExtensionSource] = []
     warnings: list[str] = []
     for path in cli_paths:
@@ -104,6 +112,9 @@ def discover(
             (found.append(src) if isinstance(src, ExtensionSource) else warnings.append(src))
         if project_trusted:
             found += discover_dir(Path(cwd) / ".pi" / "extensions", "project")
+        for name in builtins:
+            src = resolve_path(f"builtin:{name}", cwd, "user")
+            (found.append(src) if isinstance(src, ExtensionSource) else warnings.append(src))
     seen: set[str] = set()
     unique = [s for s in found if not (s.path in seen or seen.add(s.path))]  # type: ignore[func-returns-value]
     return unique, warnings

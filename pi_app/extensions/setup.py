@@ -22,6 +22,20 @@ def setting_paths(settings: SettingsManager, agent_dir: str, cwd: str) -> list[t
     return out
 
 
+def builtin_names(settings: SettingsManager, disabled: list[str]) -> list[str]:
+    """The built-ins to load by default: the ``extensions`` setting (global, then project) may turn one
+    off with ``-builtin:<name>``; ``disabled`` comes from flags such as ``--no-mcp``."""
+    from pi_app.extensions.builtin import enabled_builtins
+
+    entries = [
+        e
+        for scope in (settings.global_settings(), settings.project_settings())
+        for e in scope.get("extensions") or ()
+        if isinstance(e, str)
+    ]
+    return enabled_builtins(entries, disabled)
+
+
 async def load_extensions(
     *,
     cwd: str,

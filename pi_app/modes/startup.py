@@ -334,7 +334,9 @@ async def _load_extensions(args: CliArgs, cfg: Config, warn: list[str]) -> Exten
     User and ``-e`` extensions load first; while the folder's trust is undecided they may decide it
     (``project_trust``); project extensions are imported only once the folder is trusted."""
     from pi_app.extensions.loader import ExtensionSource, discover
-    from pi_app.extensions.setup import setting_paths
+    from pi_app.extensions.setup import builtin_names, setting_paths
+
+    disabled = ["mcp"] if args.no_mcp else []
 
     def sources(trusted: bool) -> tuple[list[ExtensionSource], list[str]]:
         paths = setting_paths(cfg.settings, cfg.agent_dir, cfg.cwd)
@@ -343,8 +345,9 @@ async def _load_extensions(args: CliArgs, cfg: Config, warn: list[str]) -> Exten
             cwd=cfg.cwd,
             project_trusted=trusted,
             setting_paths=[(p, b) for p, b in paths if trusted or b == cfg.agent_dir],
-            cli_paths=list(args.extensions),
+            cli_paths=[p for p in args.extensions if p.removeprefix("builtin:") not in disabled],
             no_extensions=args.no_extensions,
+            builtins=builtin_names(cfg.settings, disabled),
         )
 
     # undecided or not asked (--list-models) is untrusted: project extensions are not imported

@@ -121,7 +121,7 @@ def _mcp_effect(path: Path) -> str:
         return "MCP servers (cannot be read as JSON)"
     servers = data.get("mcpServers", data) if isinstance(data, dict) else None
     names = sorted(str(k) for k in servers) if isinstance(servers, dict) else []
-    return "MCP servers: " + (", ".join(names) if names else "none") + " (MCP is not supported here)"
+    return "MCP servers: " + (", ".join(names) if names else "none")
 
 
 def _effect(kind: str, path: Path) -> str:

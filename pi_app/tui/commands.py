@@ -64,6 +64,20 @@ async def _settings(app: AppContext, arg: str) -> None:
     app.open_settings()
 
 
+async def _mcp(app: AppContext, arg: str) -> None:
+    """The MCP screen; ``/mcp <args>`` (reconnect …) and sessions without builtin:mcp go to its command."""
+    from pi_app.extensions.builtin.mcp.status import find_mcp
+
+    ext = find_mcp(app.session.hooks)
+    if ext is None or arg.strip():
+        if not await app.session.hooks.handle_command(f"/mcp {arg}".rstrip()):
+            await app.chat.add(Notice("MCP is turned off for this session (--no-mcp, -ne or -builtin:mcp)"))
+        return
+    from pi_app.tui.screens.mcp import McpScreen
+
+    app.push_screen(McpScreen(ext))
+
+
 async def _session(app: AppContext, arg: str) -> None:
     await app.chat.add(Notice(session_info_text(app.session), kind="info"))
 
@@ -361,6 +375,7 @@ async def _logout(app: AppContext, arg: str) -> None:
 
 BUILTINS: list[Command] = [
     Command("settings", "Open settings menu", _settings),
+    Command("mcp", "MCP servers: state, tools, errors; reconnect", _mcp),
     Command("model", "Select model (opens selector UI)", _model),
     Command("export", "Export session to HTML file (or a .jsonl copy)", _export),
     Command("copy", "Copy last agent message to clipboard", _copy),
@@ -405,7 +420,12 @@ def split_command(text: str) -> tuple[str, str]:
 def completion_commands(session: AgentSession) -> list[SlashCommand]:
     items = [SlashCommand(c.name, c.description) for c in BUILTINS]
     items += [SlashCommand(a, c.description) for c in BUILTINS for a in c.aliases]
-    items += [SlashCommand(c["name"], c.get("description", "")) for c in session.get_commands()]
+    builtin = {c.name for c in BUILTINS}  # a built-in wins over an extension command of the same name
+    items += [
+        SlashCommand(c["name"], c.get("description", ""))
+        for c in session.get_commands()
+        if c["name"] not in builtin
+    ]
     return items
 
 

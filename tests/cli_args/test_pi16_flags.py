@@ -124,9 +124,7 @@ def test_unknown_short_options_are_rejected(flag: str) -> None:
     assert str(err.value) == f"Unknown option: {flag}"
 
 
-@pytest.mark.parametrize(
-    "command", ["list", "install", "remove", "uninstall", "update", "config", "auth", "mcp"]
-)
+@pytest.mark.parametrize("command", ["list", "install", "remove", "uninstall", "update", "config", "auth"])
 def test_pi_sub_commands_we_lack_say_so(command: str) -> None:
     with pytest.raises(CliError) as err:
         parse_args([command, "npm:foo"])

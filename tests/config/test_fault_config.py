@@ -357,7 +357,7 @@ def test_symlink_loops_under_skills_end(tmp_path):
     assert result.returncode == 0
     response = next(json.loads(line) for line in result.stdout.splitlines() if '"id":"c"' in line)
     names = [c["name"] for c in response["data"]["commands"]]
-    assert names == ["skill:good"]
+    assert names == ["mcp", "skill:good"]  # builtin:mcp's command, then the skill
 
 
 # ------------------------------------------------------------------ secrets

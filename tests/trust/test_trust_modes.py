@@ -125,9 +125,9 @@ def test_rpc_mode_skips_project_templates_and_notes_on_stderr(tmp_path, loopback
         response = next(m for m in json_lines(out) if m.get("id") == "c")
         return [c["name"] for c in response["data"]["commands"]]
 
-    assert names(untrusted.stdout) == []
+    assert names(untrusted.stdout) == ["mcp"]  # builtin:mcp's command only
     assert untrusted.stderr.count(NOTICE) == 1
-    assert names(trusted.stdout) == ["review"]
+    assert names(trusted.stdout) == ["mcp", "review"]
     assert NOTICE not in trusted.stderr
 
 
