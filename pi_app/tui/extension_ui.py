@@ -42,6 +42,7 @@ class ExtensionDialog(ModalScreen[Any]):
     ExtensionDialog TextArea { height: 10; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Done", show=False)]
+    AUTO_FOCUS = "OptionList, Input, TextArea"  # not the app's "#editor": the dialog's own field
 
     def __init__(
         self,

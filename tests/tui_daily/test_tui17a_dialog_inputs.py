@@ -27,6 +27,9 @@ def _fields_show_text(screen) -> None:
 
 
 async def _open_model_selector(pilot) -> None:
+    # /model lists only models with credentials: give one catalogue provider a key (the search below
+    # matches none of them, so what is drawn does not depend on the catalogue)
+    pilot.app.session.model_registry.auth.set_runtime_api_key("anthropic", "test-key")
     await pilot.press("ctrl+l")
     await pilot.pause()
     assert isinstance(pilot.app.screen, ModelSelectScreen)
