@@ -50,6 +50,11 @@ def test_print_mode_flags_payload_rewrite_commands_and_errors(tmp_path, loopback
     assert result.returncode == 0 and "mode=print args=a b" in result.stderr
     assert len(loopback.requests) == 1  # the command never reached the model
 
+    loopback.add(chat_text_stream("json answer"))
+    streamed = env.run("--no-session", "-e", str(ext), "--mode", "json", "hi")
+    assert streamed.returncode == 0 and "Extension error (probe): ZeroDivisionError" in streamed.stderr
+    assert '"type":"agent_settled"' in streamed.stdout.replace(" ", "")  # the run went on to the end
+
     refused = env.run("--no-session", "--temp", "1", "-p", "hi")
     assert refused.returncode == 1 and "Unknown option: --temp" in refused.stderr
 

@@ -26,6 +26,7 @@ async def _runner(session) -> ExtensionRunner:
     path = builtin_path("mcp")
     assert path is not None
     await runner.load([ExtensionSource(path, "user")])
+    runner.bind(session)  # as startup does; the app sets mode "tui" and its ctx.ui
     return runner
 
 
