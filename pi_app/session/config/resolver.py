@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cmp_to_key
 
-from pi_app.ai.models import DEFAULT_MODEL_PER_PROVIDER
+from pi_app.ai.models import default_model_per_provider
 from pi_app.ai.types import THINKING_LEVELS, Model, models_are_equal
 from pi_app.session.config.registry import ModelRegistry
 from pi_app.session.config.settings_schema import DEFAULT_THINKING_LEVEL
@@ -212,7 +212,7 @@ def _fallback_model(provider: str, model_id: str, models: Sequence[Model]) -> Mo
     mine = [m for m in models if m.provider == provider]
     if not mine:
         return None
-    default_id = DEFAULT_MODEL_PER_PROVIDER.get(provider)
+    default_id = default_model_per_provider().get(provider)
     base = next((m for m in mine if m.id == default_id), mine[0])
     return base.model_copy(update={"id": model_id, "name": model_id}, deep=True)
 
@@ -266,7 +266,7 @@ def resolve_cli_model(
 
 def pick_default_available(available: Sequence[Model]) -> Model | None:
     """The first provider's default model (in pi's provider order) that is available, else the first."""
-    for provider, default_id in DEFAULT_MODEL_PER_PROVIDER.items():
+    for provider, default_id in default_model_per_provider().items():
         for m in available:
             if m.provider == provider and m.id == default_id:
                 return m
