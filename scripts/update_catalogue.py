@@ -136,7 +136,13 @@ def read_default_models(coding_agent: Path) -> dict[str, str]:
 
 
 def build_catalogue(pi_ai: Path, coding_agent: Path) -> dict[str, Any]:
-    version = json.loads((pi_ai / "package.json").read_text(encoding="utf-8"))["version"]
+    package = pi_ai / "package.json"
+    try:
+        version = json.loads(package.read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise CatalogueError(
+            f"{package}: not found or has no version (is {pi_ai} the pi-ai package?)"
+        ) from exc
     by_provider = read_provider_models(pi_ai)
     defaults = read_default_models(coding_agent)
     providers: dict[str, Any] = {}

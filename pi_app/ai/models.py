@@ -13,6 +13,8 @@ off…high unless the map sets a level to null, and ``xhigh``/``max`` only where
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -23,16 +25,60 @@ from pi_app.ai.types import MODEL_THINKING_LEVELS, Model
 _BASE_LEVELS = frozenset({"off", "minimal", "low", "medium", "high"})
 
 
+@dataclass
+class _Data:
+    head: dict[str, Any]  # source, defaultModels, skippedModels
+    sections: dict[str, str]  # provider -> its models as JSON array text (parsed on first use)
+
+
+# The generator writes one model per line under a ``    "provider": {`` line (scripts/update_catalogue.py
+# ``render``): the loader cuts the file at those lines and parses a provider's models only when asked for.
+# Any other layout (a hand-edited file) is parsed whole.
+_PROVIDER_LINE = re.compile(r'^    ("[^"\\]+"): \{$')
+
+
+def _split_layout(lines: list[str]) -> _Data:
+    if lines[:1] != ["{"] or lines[-2:] != ["}", ""]:
+        raise ValueError("layout")
+    head: dict[str, Any] = {}
+    i = 1
+    while lines[i] != '  "providers": {':
+        if not lines[i].startswith('  "'):
+            raise ValueError("layout")
+        head.update(json.loads("{" + lines[i].rstrip(",") + "}"))
+        i += 1
+    sections: dict[str, str] = {}
+    i += 1
+    while (match := _PROVIDER_LINE.match(lines[i])) is not None:
+        if lines[i + 1] != '      "models": [':
+            raise ValueError("layout")
+        end = lines.index("      ]", i + 2)
+        if lines[end + 1] not in ("    }", "    },"):
+            raise ValueError("layout")
+        sections[json.loads(match.group(1))] = "[" + "\n".join(lines[i + 2 : end]) + "]"
+        i = end + 2
+    if lines[i:] != ["  }", "}", ""]:
+        raise ValueError("layout")
+    return _Data(head, sections)
+
+
 @cache
-def _raw() -> dict[str, Any]:
+def _data() -> _Data:
     text = resources.files("pi_app.ai.data").joinpath("models.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
-    return data
+    try:
+        return _split_layout(text.split("\n"))
+    except (ValueError, IndexError):
+        raw = json.loads(text)
+        head = {k: v for k, v in raw.items() if k != "providers"}
+        sections = {p: json.dumps(entry["models"]) for p, entry in raw["providers"].items()}
+        return _Data(head, sections)
 
 
+@cache
 def _raw_models(provider: str) -> list[dict[str, Any]]:
-    entry = _raw()["providers"].get(provider)
-    return entry["models"] if entry else []
+    section = _data().sections.get(provider)
+    models: list[dict[str, Any]] = json.loads(section) if section else []
+    return models
 
 
 @cache
@@ -43,17 +89,17 @@ def _provider_models(provider: str) -> dict[str, Model]:
 
 def default_model_per_provider() -> dict[str, str]:
     """pi's first-run pick per provider, in pi's preference order (includes providers we do not ship)."""
-    defaults: dict[str, str] = _raw()["defaultModels"]
+    defaults: dict[str, str] = _data().head["defaultModels"]
     return defaults
 
 
 def catalogue_version() -> str:
     """Version of pi's ``@earendil-works/pi-ai`` package the catalogue was generated from."""
-    return str(_raw()["source"]["version"])
+    return str(_data().head["source"]["version"])
 
 
 def get_providers() -> list[str]:
-    return list(_raw()["providers"])
+    return list(_data().sections)
 
 
 def builtin_model_ids(provider: str) -> list[str]:

@@ -76,7 +76,10 @@ class ModelRegistry:
         self._all = None
         self._blocks = {}
         self._builtin_providers = get_providers()
-        builtin_ids = {p: set(builtin_model_ids(p)) for p in self._builtin_providers}
+        # Only providers that custom models name are looked into (ids without building models).
+        builtin = set(self._builtin_providers)
+        named = {m.provider for m in custom.models if m.provider in builtin}
+        builtin_ids = {p: set(builtin_model_ids(p)) for p in named}
         self._builtin_replacements = {}
         tail: list[Model] = []
         for model in custom.models:
@@ -156,6 +159,13 @@ class ModelRegistry:
             if model.provider == provider and model.id == model_id:
                 return model
         return None
+
+    def get_provider_models(self, provider: str) -> list[Model]:
+        """One provider's models in order (builds only that provider's built-ins)."""
+        if self._all is None:
+            block = self._builtin_block(provider) if provider in self._builtin_providers else []
+            return [*block, *(m for m in self._custom_tail if m.provider == provider)]
+        return [m for m in self._all if m.provider == provider]
 
     def providers(self) -> list[str]:
         if self._all is None:
