@@ -221,6 +221,9 @@ class ModelRegistry:
                         provider=name,
                         baseUrl=definition.baseUrl or reg.baseUrl or "",
                         reasoning=bool(definition.reasoning),
+                        thinkingLevelMap=dict(definition.thinkingLevelMap)
+                        if definition.thinkingLevelMap is not None
+                        else None,
                         input=list(definition.input or ["text"]),
                         cost=ModelCost(**definition.cost.model_dump()) if definition.cost else ModelCost(),
                         contextWindow=definition.contextWindow or 128000,
