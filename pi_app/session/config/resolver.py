@@ -290,7 +290,8 @@ def find_initial_model(
     default_model_id: str | None = None,
     default_thinking_level: str | None = None,
 ) -> InitialModel:
-    """CLI → first scoped model (unless continuing) → settings default → first available default → none."""
+    """CLI → first scoped model (unless continuing) → settings default with a credential → first available
+    default → none."""
     if cli_model:
         resolved = resolve_cli_model(registry, cli_model, cli_provider)
         if resolved.error:
@@ -305,7 +306,8 @@ def find_initial_model(
         return InitialModel(first.model, level)
     if default_provider and default_model_id:
         found = registry.find(default_provider, default_model_id)
-        if found is not None:
+        # pi 1.6: the saved default only while its provider has a credential configured.
+        if found is not None and registry.auth.has_auth(found.provider):
             return InitialModel(found, default_thinking_level or DEFAULT_THINKING_LEVEL)
     chosen = pick_default_available(registry.get_available())
     if chosen is not None:
