@@ -60,5 +60,7 @@ def test_cli_model_by_provider_only_builds_that_provider(registry):
     assert fallback.model.id == "my-deployment" and fallback.model.contextWindow > 0
     assert "Using custom model id" in fallback.warning
     assert set(registry._blocks) == {"mistral", "zai"}
-    assert resolve_cli_model(registry, "kimi-k2.7-code").model is not None  # a bare id searches every provider
+    assert (
+        resolve_cli_model(registry, "kimi-k2.7-code").model is not None
+    )  # a bare id searches every provider
     assert len(registry._blocks) == len(registry.providers())
