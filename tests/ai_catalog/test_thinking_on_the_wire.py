@@ -7,7 +7,9 @@ from pi_app.ai.options import StreamOptions
 from pi_app.ai.stream import stream
 from pi_app.ai.types import Context, Model, UserMessage
 from tests.loopback.anthropic_wire import anthropic_ok, text_block
+from tests.loopback.google_wire import gemini_text_stream
 from tests.loopback.openai_wire import chat_text_stream
+from tests.loopback.server import Scripted
 
 
 def _at(provider: str, model_id: str, url: str) -> Model:
@@ -45,3 +47,15 @@ async def test_openai_compatible_reasoning_effort_from_the_map(loopback):
     await _send(model, "medium")  # not mapped to a value (null): the level itself
     efforts = [r.json.get("reasoning_effort") for r in loopback.requests]
     assert efforts == ["HIGH-VALUE", "medium"]
+
+
+async def test_gemini_discrete_level_from_the_map(loopback):
+    loopback.add(*(Scripted(chunks=gemini_text_stream("ok")) for _ in range(3)))
+    argon = _at("google", "gemini-4-argon", loopback.url)
+    await _send(argon, "medium")
+    await _send(_at("google", "gemma-4-31b-it", loopback.url), "minimal")
+    await _send(_at("google", "gemini-2.5-flash", loopback.url), "low")  # no map: a token budget
+    configs = [r.json["generationConfig"]["thinkingConfig"] for r in loopback.requests]
+    assert configs[0] == {"includeThoughts": True, "thinkingLevel": "MEDIUM"}
+    assert configs[1] == {"includeThoughts": True, "thinkingLevel": "MINIMAL"}
+    assert "thinkingLevel" not in configs[2] and configs[2]["thinkingBudget"] > 0
