@@ -204,7 +204,7 @@ def _build_models(config: ModelsConfig) -> list[Model]:
                     provider=name,
                     baseUrl=definition.baseUrl or provider.baseUrl or "",
                     reasoning=bool(definition.reasoning),
-                    thinkingLevelMap=_level_map(definition.thinkingLevelMap),
+                    thinkingLevelMap=level_map(definition.thinkingLevelMap),
                     input=list(definition.input or ["text"]),
                     cost=ModelCost(**cost),
                     contextWindow=definition.contextWindow or 128000,
@@ -269,8 +269,9 @@ def load_models_config(path: Path) -> CustomModels:
     return parse_models_config(text, str(path))
 
 
-def _level_map(mapping: ThinkingLevelMap | None) -> dict[str, str | None] | None:
-    return dict(mapping) if mapping is not None else None
+def level_map(mapping: ThinkingLevelMap | None) -> dict[str, str | None] | None:
+    """A validated thinkingLevelMap as the model stores it."""
+    return {str(level): value for level, value in mapping.items()} if mapping is not None else None
 
 
 def apply_model_override(model: Model, override: ModelOverride) -> Model:
@@ -281,7 +282,10 @@ def apply_model_override(model: Model, override: ModelOverride) -> Model:
     if override.reasoning is not None:
         result.reasoning = override.reasoning
     if override.thinkingLevelMap is not None:
-        result.thinkingLevelMap = {**(result.thinkingLevelMap or {}), **override.thinkingLevelMap}
+        result.thinkingLevelMap = {
+            **(result.thinkingLevelMap or {}),
+            **(level_map(override.thinkingLevelMap) or {}),
+        }
     if override.input is not None:
         result.input = list(override.input)
     if override.contextWindow is not None:

@@ -20,6 +20,7 @@ from pi_app.session.config.models_config import (
     CustomModels,
     ModelDefinition,
     apply_model_override,
+    level_map,
     load_models_config,
     merge_compat,
 )
@@ -221,9 +222,7 @@ class ModelRegistry:
                         provider=name,
                         baseUrl=definition.baseUrl or reg.baseUrl or "",
                         reasoning=bool(definition.reasoning),
-                        thinkingLevelMap=dict(definition.thinkingLevelMap)
-                        if definition.thinkingLevelMap is not None
-                        else None,
+                        thinkingLevelMap=level_map(definition.thinkingLevelMap),
                         input=list(definition.input or ["text"]),
                         cost=ModelCost(**definition.cost.model_dump()) if definition.cost else ModelCost(),
                         contextWindow=definition.contextWindow or 128000,
