@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 MODES: tuple[str, ...] = ("text", "json", "rpc")
 # Same order as pi_app.ai.types.THINKING_LEVELS (not imported: that module pulls in pydantic).
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 BUILTIN_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
 
 
@@ -57,7 +57,7 @@ Options:
   --tools, -t <tools>            Comma-separated allowlist of tool names or patterns (*) to enable;
                                  a list of only +name/-name entries adds to or removes from the defaults
   --exclude-tools, -xt <tools>   Comma-separated tool names or patterns (*) to disable, applied last
-  --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh
+  --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh, max
   --extension, -e <path>         Load an extension file or directory, or builtin:<name> (repeatable;
                                  loads even with -ne)
   --no-extensions, -ne           Skip discovered and configured extensions and the built-in ones (MCP)

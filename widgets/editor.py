@@ -15,7 +15,9 @@ from widgets.completion import CompletionMenu, CompletionProvider
 from widgets.history import History
 from widgets.paste import PasteStore, is_large_paste
 
-THINKING_CLASSES = {f"-thinking-{level}" for level in ("off", "minimal", "low", "medium", "high", "xhigh")}
+THINKING_CLASSES = {
+    f"-thinking-{level}" for level in ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+}
 
 
 # TextArea actions pi lets keybindings.json remap -> pi's action id.
@@ -55,6 +57,7 @@ class PromptEditor(TextArea):
     PromptEditor.-thinking-medium, PromptEditor.-thinking-medium:focus { border: round $pi-thinking-medium; }
     PromptEditor.-thinking-high, PromptEditor.-thinking-high:focus { border: round $pi-thinking-high; }
     PromptEditor.-thinking-xhigh, PromptEditor.-thinking-xhigh:focus { border: round $pi-thinking-xhigh; }
+    PromptEditor.-thinking-max, PromptEditor.-thinking-max:focus { border: round $pi-thinking-xhigh; }
     PromptEditor.-bash, PromptEditor.-bash:focus { border: round $pi-bash-mode; }
     PromptEditor > .text-area--cursor-line { background: transparent; }
     """

@@ -11,8 +11,27 @@ from pathlib import Path
 
 AUTHENTICATED = "<authenticated>"
 
-# provider -> the single variable that holds its key.
-ENV_API_KEY_VARS: dict[str, str] = {
+# provider -> the variables that may hold its key, first set wins.
+ENV_API_KEY_VARS: dict[str, str | tuple[str, ...]] = {
+    "ant-ling": "ANT_LING_API_KEY",
+    "qwen-token-plan": ("QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
+    "qwen-token-plan-cn": ("QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
+    "qwen-token-plan-individual": ("QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
+    "qwen-token-plan-individual-cn": ("QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
+    "azure": "AZURE_OPENAI_API_KEY",
+    "nvidia": "NVIDIA_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "zai-coding-cn": "ZAI_CODING_CN_API_KEY",
+    "moonshotai": "MOONSHOT_API_KEY",
+    "moonshotai-cn": "MOONSHOT_API_KEY",
+    "fireworks": "FIREWORKS_API_KEY",
+    "together": "TOGETHER_API_KEY",
+    "baseten": "BASETEN_API_KEY",
+    "meta": "META_API_KEY",
+    "xiaomi": "XIAOMI_API_KEY",
+    "xiaomi-token-plan-cn": "XIAOMI_TOKEN_PLAN_CN_API_KEY",
+    "xiaomi-token-plan-ams": "XIAOMI_TOKEN_PLAN_AMS_API_KEY",
+    "xiaomi-token-plan-sgp": "XIAOMI_TOKEN_PLAN_SGP_API_KEY",
     "openai": "OPENAI_API_KEY",
     "azure-openai-responses": "AZURE_OPENAI_API_KEY",
     "google": "GEMINI_API_KEY",
@@ -77,5 +96,7 @@ def get_env_api_key(provider: str) -> str | None:
         if has_keys or _first(*_AWS_SINGLE_VARS):
             return AUTHENTICATED
         return None
-    var = ENV_API_KEY_VARS.get(provider)
-    return _env(var) if var else None
+    names = ENV_API_KEY_VARS.get(provider)
+    if names is None:
+        return None
+    return _first(*names) if isinstance(names, tuple) else _env(names)

@@ -1,114 +1,188 @@
 """The built-in model catalogue (pi's ``getModel``/``getModels``/``getProviders``) and thinking-level helpers.
 
-The catalogue lives in ``pi_app/ai/data/models.json`` and is parsed on first use, so importing
-``pi_app.ai`` stays cheap. Only providers whose wire API we implement are included
-(anthropic-messages, openai-completions, openai-responses, google-generative-ai); Mistral is served
-through its OpenAI-compatible chat-completions endpoint instead of pi's ``mistral-conversations`` SDK.
+The catalogue is pi 1.6's, generated into ``pi_app/ai/data/models.json`` by ``scripts/update_catalogue.py``.
+It holds the providers whose wire API we implement (anthropic-messages, openai-completions,
+openai-responses, google-generative-ai; Mistral through its OpenAI-compatible endpoint). The file is
+parsed on first use and each provider's models are validated only when that provider is asked for, so
+importing ``pi_app.ai`` and starting with one provider stay cheap.
+
+Thinking levels follow each model's ``thinkingLevelMap`` (pi's semantics): a reasoning model offers
+off…high unless the map sets a level to null, and ``xhigh``/``max`` only where the map names them.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from pi_app.ai.types import THINKING_LEVELS, Model
+from pi_app.ai.types import MODEL_THINKING_LEVELS, Model
 
-# pi's first-run pick per provider (model-resolver ``defaultModelPerProvider``), including providers whose
-# API we do not ship: the order matters, it is the preference order when picking an initial model.
-DEFAULT_MODEL_PER_PROVIDER: dict[str, str] = {
-    "amazon-bedrock": "us.anthropic.claude-opus-4-6-v1",
-    "anthropic": "claude-opus-4-6",
-    "openai": "gpt-5.4",
-    "azure-openai-responses": "gpt-5.2",
-    "openai-codex": "gpt-5.4",
-    "google": "gemini-2.5-pro",
-    "google-gemini-cli": "gemini-2.5-pro",
-    "google-antigravity": "gemini-3.1-pro-high",
-    "google-vertex": "gemini-3-pro-preview",
-    "github-copilot": "gpt-4o",
-    "openrouter": "openai/gpt-5.1-codex",
-    "vercel-ai-gateway": "anthropic/claude-opus-4-6",
-    "xai": "grok-4-fast-non-reasoning",
-    "groq": "openai/gpt-oss-120b",
-    "cerebras": "zai-glm-4.6",
-    "zai": "glm-4.6",
-    "mistral": "devstral-medium-latest",
-    "minimax": "MiniMax-M2.1",
-    "minimax-cn": "MiniMax-M2.1",
-    "huggingface": "moonshotai/Kimi-K2.5",
-    "opencode": "claude-opus-4-6",
-    "opencode-go": "kimi-k2.5",
-    "kimi-coding": "kimi-k2-thinking",
-}
+# Levels every reasoning model offers unless its map says null; the rest need an explicit mapping.
+_BASE_LEVELS = frozenset({"off", "minimal", "low", "medium", "high"})
+
+
+@dataclass
+class _Data:
+    head: dict[str, Any]  # source, defaultModels, skippedModels
+    sections: dict[str, str]  # provider -> its models as JSON array text (parsed on first use)
+
+
+# The generator writes one model per line under a ``    "provider": {`` line (scripts/update_catalogue.py
+# ``render``): the loader cuts the file at those lines and parses a provider's models only when asked for.
+# Any other layout (a hand-edited file) is parsed whole.
+_PROVIDER_LINE = re.compile(r'^    ("[^"\\]+"): \{$')
+
+
+def _split_layout(lines: list[str]) -> _Data:
+    if lines[:1] != ["{"] or lines[-2:] != ["}", ""]:
+        raise ValueError("layout")
+    head: dict[str, Any] = {}
+    i = 1
+    while lines[i] != '  "providers": {':
+        if not lines[i].startswith('  "'):
+            raise ValueError("layout")
+        head.update(json.loads("{" + lines[i].rstrip(",") + "}"))
+        i += 1
+    sections: dict[str, str] = {}
+    i += 1
+    while (match := _PROVIDER_LINE.match(lines[i])) is not None:
+        if lines[i + 1] != '      "models": [':
+            raise ValueError("layout")
+        end = lines.index("      ]", i + 2)
+        if lines[end + 1] not in ("    }", "    },"):
+            raise ValueError("layout")
+        sections[json.loads(match.group(1))] = "[" + "\n".join(lines[i + 2 : end]) + "]"
+        i = end + 2
+    if lines[i:] != ["  }", "}", ""]:
+        raise ValueError("layout")
+    return _Data(head, sections)
 
 
 @cache
-def _catalogue() -> dict[str, dict[str, Any]]:
-    """provider -> {"defaultModel": str | None, "models": {id: Model}} in file order."""
-    raw = json.loads(resources.files("pi_app.ai.data").joinpath("models.json").read_text(encoding="utf-8"))
-    out: dict[str, dict[str, Any]] = {}
-    for provider, entry in raw["providers"].items():
-        models = {m["id"]: Model.model_validate(m) for m in entry["models"]}
-        out[provider] = {"defaultModel": entry.get("defaultModel"), "models": models}
-    return out
+def _data() -> _Data:
+    text = resources.files("pi_app.ai.data").joinpath("models.json").read_text(encoding="utf-8")
+    try:
+        return _split_layout(text.split("\n"))
+    except (ValueError, IndexError):
+        raw = json.loads(text)
+        head = {k: v for k, v in raw.items() if k != "providers"}
+        sections = {p: json.dumps(entry["models"]) for p, entry in raw["providers"].items()}
+        return _Data(head, sections)
+
+
+@cache
+def _raw_models(provider: str) -> list[dict[str, Any]]:
+    section = _data().sections.get(provider)
+    models: list[dict[str, Any]] = json.loads(section) if section else []
+    return models
+
+
+@cache
+def _provider_models(provider: str) -> dict[str, Model]:
+    """id -> validated model, in catalogue order (built once per provider)."""
+    return {m["id"]: Model.model_validate(m) for m in _raw_models(provider)}
+
+
+def default_model_per_provider() -> dict[str, str]:
+    """pi's first-run pick per provider, in pi's preference order (includes providers we do not ship)."""
+    defaults: dict[str, str] = _data().head["defaultModels"]
+    return defaults
+
+
+def catalogue_version() -> str:
+    """Version of pi's ``@earendil-works/pi-ai`` package the catalogue was generated from."""
+    return str(_data().head["source"]["version"])
+
+
+def get_providers() -> list[str]:
+    return list(_data().sections)
+
+
+def builtin_model_ids(provider: str) -> list[str]:
+    """The provider's model ids without building the models."""
+    return [m["id"] for m in _raw_models(provider)]
+
+
+def builtin_provider_models_shared(provider: str) -> list[Model]:
+    """One provider's cached catalogue instances (no copies). Callers must copy a model before changing it."""
+    return list(_provider_models(provider).values())
+
+
+def builtin_models_shared() -> list[Model]:
+    """Every cached catalogue instance (no copies), grouped by provider in catalogue order.
+    Callers must copy a model before changing it."""
+    return [m for p in get_providers() for m in _provider_models(p).values()]
 
 
 def get_builtin_models() -> list[Model]:
     """Every built-in model (fresh copies, safe to mutate), grouped by provider in catalogue order."""
-    return [m.model_copy(deep=True) for p in _catalogue().values() for m in p["models"].values()]
-
-
-def builtin_models_shared() -> list[Model]:
-    """The cached catalogue instances themselves (no copies: startup builds the registry from these).
-    Callers must copy a model before changing it."""
-    return [m for p in _catalogue().values() for m in p["models"].values()]
-
-
-def get_providers() -> list[str]:
-    return list(_catalogue())
+    return [m.model_copy(deep=True) for m in builtin_models_shared()]
 
 
 def get_models(provider: str) -> list[Model]:
-    entry = _catalogue().get(provider)
-    return [m.model_copy(deep=True) for m in entry["models"].values()] if entry else []
+    return [m.model_copy(deep=True) for m in _provider_models(provider).values()]
 
 
 def get_model(provider: str, model_id: str) -> Model | None:
-    entry = _catalogue().get(provider)
-    model = entry["models"].get(model_id) if entry else None
+    model = _provider_models(provider).get(model_id)
     return model.model_copy(deep=True) if model else None
 
 
 def default_model_id(provider: str) -> str | None:
-    """pi's default model id for ``provider`` (may name a model the catalogue no longer has, as in pi)."""
-    return DEFAULT_MODEL_PER_PROVIDER.get(provider)
-
-
-def supports_xhigh(model: Model) -> bool:
-    """GPT-5.2/5.3/5.4 families and Opus 4.6 accept the ``xhigh`` level."""
-    mid = model.id
-    return any(tag in mid for tag in ("gpt-5.2", "gpt-5.3", "gpt-5.4", "opus-4-6", "opus-4.6"))
+    """pi's default model id for ``provider`` (may name a model the catalogue does not have, as in pi)."""
+    return default_model_per_provider().get(provider)
 
 
 def available_thinking_levels(model: Model) -> list[str]:
-    """Levels the thinking cycle offers: only "off" for non-reasoning models, xhigh only where supported."""
+    """Levels the model offers, in order: only "off" for non-reasoning models; a level the model's
+    ``thinkingLevelMap`` sets to null is not offered; ``xhigh``/``max`` only where the map names them."""
     if not model.reasoning:
         return ["off"]
-    levels = [lvl for lvl in THINKING_LEVELS if lvl != "xhigh"]
-    if supports_xhigh(model):
-        levels.append("xhigh")
+    mapping = model.thinkingLevelMap or {}
+    levels = []
+    for level in MODEL_THINKING_LEVELS:
+        if level in mapping:
+            if mapping[level] is not None:
+                levels.append(level)
+        elif level in _BASE_LEVELS:
+            levels.append(level)
     return levels
 
 
-def clamp_thinking_level(model: Model, level: str) -> str:
-    """The closest level ``model`` accepts: non-reasoning → off, xhigh/max → high unless xhigh is supported.
+def supports_xhigh(model: Model) -> bool:
+    """The model offers the ``xhigh`` level."""
+    return "xhigh" in available_thinking_levels(model)
 
-    Unknown levels are treated as "off" rather than raising, since they come from user files.
+
+def supports_thinking_off(model: Model) -> bool:
+    """False for reasoning models whose thinking cannot be turned off."""
+    return "off" in available_thinking_levels(model)
+
+
+def clamp_thinking_level(model: Model, level: str) -> str:
+    """The level ``model`` will use for ``level``: itself when offered, else the nearest offered level
+    above it, else the nearest below (so "off" on a model that always thinks becomes its lowest level).
+
+    Unknown levels (they come from user files) fall back to the model's first offered level.
     """
-    if not model.reasoning or level not in (*THINKING_LEVELS, "max"):
-        return "off"
-    if level in ("xhigh", "max"):
-        return "xhigh" if supports_xhigh(model) else "high"
-    return level
+    offered = available_thinking_levels(model)
+    if level in offered:
+        return level
+    if level not in MODEL_THINKING_LEVELS:
+        return offered[0]
+    index = MODEL_THINKING_LEVELS.index(level)
+    above = [lvl for lvl in MODEL_THINKING_LEVELS[index + 1 :] if lvl in offered]
+    if above:
+        return above[0]
+    below = [lvl for lvl in MODEL_THINKING_LEVELS[:index] if lvl in offered]
+    return below[-1] if below else offered[0]
+
+
+def provider_thinking_value(model: Model, level: str) -> str | None:
+    """The provider's value for ``level`` from the model's map (None: not mapped, use the API default)."""
+    value = (model.thinkingLevelMap or {}).get(level)
+    return value if isinstance(value, str) else None

@@ -15,7 +15,9 @@ from pi_app.ai.text import text_of as text_of  # re-exported: the one content-te
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "pending"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+# Every level a model may offer, lowest first (clamping walks this order).
+MODEL_THINKING_LEVELS = THINKING_LEVELS
 
 
 def now_ms() -> int:
@@ -176,6 +178,10 @@ class Model(WireModel):
     maxTokens: int = 16384
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
+    # pi level -> provider value; null marks a level the model does not offer (see ai.models).
+    thinkingLevelMap: dict[str, str | None] | None = None
+    # Request/image limits (maxRequestBytes, images.maxPerRequest, images.resize) as pi's catalogue has them.
+    inputLimits: dict[str, Any] | None = None
 
     def model_post_init(self, __context: Any) -> None:
         if not self.name:

@@ -109,7 +109,7 @@ def test_invalid_thinking_lists_valid_values() -> None:
         parse_args(["--thinking", "ultra"])
     assert (
         str(err.value)
-        == 'Invalid thinking level "ultra". Valid values: off, minimal, low, medium, high, xhigh'
+        == 'Invalid thinking level "ultra". Valid values: off, minimal, low, medium, high, xhigh, max'
     )
 
 

@@ -118,9 +118,9 @@ def test_initial_model_prefers_settings_then_provider_defaults(registry, monkeyp
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     monkeypatch.setenv("GROQ_API_KEY", "k")
     first = find_initial_model(registry)
-    assert (first.model.provider, first.model.id, first.thinking_level) == ("openai", "gpt-5.4", "medium")
+    assert (first.model.provider, first.model.id, first.thinking_level) == ("openai", "gpt-6.2-sol", "medium")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    assert find_initial_model(registry).model.id == "claude-opus-4-6"  # anthropic comes first in pi's order
+    assert find_initial_model(registry).model.id == "claude-opus-5-5"  # anthropic comes first in pi's order
     chosen = find_initial_model(
         registry,
         default_provider="groq",

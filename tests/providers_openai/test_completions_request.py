@@ -134,8 +134,9 @@ async def test_default_body(loopback):
 async def test_reasoning_effort_and_map(loopback):
     loopback.add(chat_text_stream("ok"), chat_text_stream("ok"), chat_text_stream("ok"))
     await run(make_model(loopback.url, reasoning=True), reasoning="xhigh")
-    assert loopback.requests[0].json["reasoning_effort"] == "high"  # xhigh only where supported
-    await run(make_model(loopback.url, reasoning=True, id="gpt-5.2"), reasoning="xhigh")
+    assert loopback.requests[0].json["reasoning_effort"] == "high"  # xhigh only where the model maps it
+    xhigh_map = {"xhigh": "xhigh"}
+    await run(make_model(loopback.url, reasoning=True, thinkingLevelMap=xhigh_map), reasoning="xhigh")
     assert loopback.requests[1].json["reasoning_effort"] == "xhigh"
     m = make_model(loopback.url, reasoning=True, compat={"reasoningEffortMap": {"low": "LOW!"}})
     await run(m, reasoning="low", max_tokens=100)

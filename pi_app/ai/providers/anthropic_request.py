@@ -10,6 +10,7 @@ import os
 import re
 from typing import Any
 
+from pi_app.ai.models import provider_thinking_value
 from pi_app.ai.options import DEFAULT_THINKING_BUDGETS, StreamOptions
 from pi_app.ai.providers.http_common import default_max_tokens, merge_headers, sanitize_surrogates
 from pi_app.ai.transcript import ResolvedTranscript, system_text
@@ -72,6 +73,11 @@ def normalize_tool_call_id(call_id: str, *_: Any) -> str:
 
 def supports_adaptive_thinking(model_id: str) -> bool:
     return any(tag in model_id for tag in ("opus-4-6", "opus-4.6", "sonnet-4-6", "sonnet-4.6"))
+
+
+def _adaptive(model: Model) -> bool:
+    """Adaptive thinking: the catalogue says so (pi 1.6's ``forceAdaptiveThinking``), else by model id."""
+    return bool((model.compat or {}).get("forceAdaptiveThinking")) or supports_adaptive_thinking(model.id)
 
 
 def effort_for_level(level: str, model_id: str) -> str:
@@ -279,9 +285,10 @@ def build_payload(
     thinking = thinking_enabled(model, options)
     if thinking:
         level = options.reasoning or "high"
-        if supports_adaptive_thinking(model.id):
+        if _adaptive(model):
             payload["thinking"] = {"type": "adaptive"}
-            payload["output_config"] = {"effort": effort_for_level(level, model.id)}
+            effort = provider_thinking_value(model, level) or effort_for_level(level, model.id)
+            payload["output_config"] = {"effort": effort}
         else:
             max_tokens, budget = budget_for_level(
                 level, max_tokens, model.maxTokens, options.thinking_budgets
@@ -302,7 +309,7 @@ def build_headers(model: Model, options: StreamOptions, oauth: bool) -> dict[str
     """Beta flags and identity headers; ``model.headers`` then ``options.headers`` override them."""
     betas = [BETA_FINE_GRAINED_TOOL_STREAMING]
     # Adaptive models interleave thinking natively; the beta flag is deprecated there.
-    if not supports_adaptive_thinking(model.id):
+    if not _adaptive(model):
         betas.append(BETA_INTERLEAVED_THINKING)
     base: dict[str, str] = {"accept": "application/json"}
     if oauth:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pi_app.ai.models import provider_thinking_value
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.http_common import default_max_tokens, merge_headers, sanitize_surrogates
 from pi_app.ai.transcript import ResolvedTranscript, system_text
@@ -66,7 +67,10 @@ def thinking_config(model: Model, options: StreamOptions) -> dict[str, Any] | No
         return None
     clamped = "high" if level in ("xhigh", "max") else level
     config: dict[str, Any] = {"includeThoughts": True}
-    if _is_gemini3_pro(model.id):
+    if (mapped := provider_thinking_value(model, level)) is not None:
+        # The catalogue names the model's discrete level (Gemini 3+, Gemma 4).
+        config["thinkingLevel"] = mapped.upper()
+    elif _is_gemini3_pro(model.id):
         config["thinkingLevel"] = "LOW" if clamped in ("minimal", "low") else "HIGH"
     elif _is_gemini3_flash(model.id):
         config["thinkingLevel"] = clamped.upper()

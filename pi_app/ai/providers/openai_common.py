@@ -16,7 +16,7 @@ from typing import Any
 
 from pi_app.ai.abort import AbortError, race_abort
 from pi_app.ai.env_keys import get_env_api_key
-from pi_app.ai.models import supports_xhigh
+from pi_app.ai.models import provider_thinking_value, supports_xhigh
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.http_common import http_client_options
 from pi_app.ai.types import Model
@@ -43,9 +43,12 @@ def default_max_tokens(model: Model, options: StreamOptions) -> int:
 
 
 def reasoning_effort(model: Model, level: str | None) -> str | None:
-    """The effort to request for a thinking level: None when off; xhigh/max only where supported."""
+    """The effort to request for a thinking level: None when off; the model's own value where its
+    ``thinkingLevelMap`` names one; xhigh/max only where supported."""
     if not level or level == "off":
         return None
+    if (mapped := provider_thinking_value(model, level)) is not None:
+        return mapped
     if level in ("xhigh", "max"):
         return "xhigh" if supports_xhigh(model) else "high"
     return level

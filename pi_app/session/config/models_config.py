@@ -18,6 +18,9 @@ from pi_app.ai.types import Model, ModelCost
 from pi_app.session.config.values import resolve_config_value, resolve_headers
 
 Input = Literal["text", "image"]
+LevelKey = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+# pi level -> provider value; null marks a level the model does not offer.
+ThinkingLevelMap = dict[LevelKey, str | None]
 
 
 class _Open(BaseModel):
@@ -75,6 +78,7 @@ class ModelDefinition(_Open):
     api: str | None = Field(default=None, min_length=1)
     baseUrl: str | None = Field(default=None, min_length=1)
     reasoning: bool | None = None
+    thinkingLevelMap: ThinkingLevelMap | None = None
     input: list[Input] | None = None
     cost: FullCost | None = None
     contextWindow: int | None = None
@@ -86,6 +90,7 @@ class ModelDefinition(_Open):
 class ModelOverride(_Open):
     name: str | None = Field(default=None, min_length=1)
     reasoning: bool | None = None
+    thinkingLevelMap: ThinkingLevelMap | None = None
     input: list[Input] | None = None
     cost: PartialCost | None = None
     contextWindow: int | None = None
@@ -199,6 +204,7 @@ def _build_models(config: ModelsConfig) -> list[Model]:
                     provider=name,
                     baseUrl=definition.baseUrl or provider.baseUrl or "",
                     reasoning=bool(definition.reasoning),
+                    thinkingLevelMap=level_map(definition.thinkingLevelMap),
                     input=list(definition.input or ["text"]),
                     cost=ModelCost(**cost),
                     contextWindow=definition.contextWindow or 128000,
@@ -263,6 +269,11 @@ def load_models_config(path: Path) -> CustomModels:
     return parse_models_config(text, str(path))
 
 
+def level_map(mapping: ThinkingLevelMap | None) -> dict[str, str | None] | None:
+    """A validated thinkingLevelMap as the model stores it."""
+    return {str(level): value for level, value in mapping.items()} if mapping is not None else None
+
+
 def apply_model_override(model: Model, override: ModelOverride) -> Model:
     """A copy of ``model`` with the override's fields; cost and compat are merged, headers added."""
     result = model.model_copy(deep=True)
@@ -270,6 +281,11 @@ def apply_model_override(model: Model, override: ModelOverride) -> Model:
         result.name = override.name
     if override.reasoning is not None:
         result.reasoning = override.reasoning
+    if override.thinkingLevelMap is not None:
+        result.thinkingLevelMap = {
+            **(result.thinkingLevelMap or {}),
+            **(level_map(override.thinkingLevelMap) or {}),
+        }
     if override.input is not None:
         result.input = list(override.input)
     if override.contextWindow is not None:

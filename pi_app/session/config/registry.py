@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_app.ai.models import builtin_models_shared
+from pi_app.ai.models import builtin_model_ids, builtin_provider_models_shared, get_providers
 from pi_app.ai.types import Model, ModelCost
 from pi_app.session.config import paths
 from pi_app.session.config.auth import AuthStorage
@@ -20,6 +20,7 @@ from pi_app.session.config.models_config import (
     CustomModels,
     ModelDefinition,
     apply_model_override,
+    level_map,
     load_models_config,
     merge_compat,
 )
@@ -45,7 +46,12 @@ class ModelRegistry:
             self.models_json_path: Path | None = paths.models_path()
         else:
             self.models_json_path = Path(models_json_path) if models_json_path is not None else None
-        self._models: list[Model] = []
+        self._all: list[Model] | None = None
+        self._blocks: dict[str, list[Model]] = {}
+        self._builtin_providers: list[str] = []
+        self._builtin_replacements: dict[str, list[Model]] = {}
+        self._custom_tail: list[Model] = []
+        self._custom = CustomModels()
         self._provider_keys: dict[str, str] = {}
         self._registered: dict[str, ProviderRegistration] = {}
         self.error: str | None = None
@@ -65,18 +71,50 @@ class ModelRegistry:
         custom = load_models_config(self.models_json_path) if self.models_json_path else CustomModels()
         self.error = custom.error
         self._provider_keys = dict(custom.api_keys)
-        models = self._builtins_with_overrides(custom)
+        self._custom = custom
+        # Built-in models are validated per provider on first need (the catalogue is large): until
+        # something asks for every model, queries touch only the providers they name or can use.
+        self._all = None
+        self._blocks = {}
+        self._builtin_providers = get_providers()
+        # Only providers that custom models name are looked into (ids without building models).
+        builtin = set(self._builtin_providers)
+        named = {m.provider for m in custom.models if m.provider in builtin}
+        builtin_ids = {p: set(builtin_model_ids(p)) for p in named}
+        self._builtin_replacements = {}
+        tail: list[Model] = []
         for model in custom.models:
-            _upsert(models, model)
-        self._models = models
+            if model.id in builtin_ids.get(model.provider, ()):
+                self._builtin_replacements.setdefault(model.provider, []).append(model)
+            else:
+                _upsert(tail, model)
+        self._custom_tail = tail
         for name, registration in self._registered.items():
             self._apply_registration(name, registration)
 
+    def _builtin_block(self, provider: str) -> list[Model]:
+        """One built-in provider's models: overrides applied, custom models with the same id swapped in."""
+        block = self._blocks.get(provider)
+        if block is None:
+            block = self._builtins_with_overrides(self._custom, builtin_provider_models_shared(provider))
+            for model in self._builtin_replacements.get(provider, ()):
+                _upsert(block, model)
+            self._blocks[provider] = block
+        return block
+
+    @property
+    def _models(self) -> list[Model]:
+        """Every model in order (built-ins by provider, then custom additions, then registrations)."""
+        if self._all is None:
+            self._all = [m for p in self._builtin_providers for m in self._builtin_block(p)]
+            self._all.extend(self._custom_tail)
+        return self._all
+
     @staticmethod
-    def _builtins_with_overrides(custom: CustomModels) -> list[Model]:
+    def _builtins_with_overrides(custom: CustomModels, builtins: list[Model]) -> list[Model]:
         out: list[Model] = []
         resolved_headers: dict[str, dict[str, str] | None] = {}
-        for model in builtin_models_shared():
+        for model in builtins:
             override = custom.overrides.get(model.provider)
             per_model = custom.model_overrides.get(model.provider, {}).get(model.id)
             if override is not None or per_model is not None:
@@ -101,22 +139,39 @@ class ModelRegistry:
     def get_available(self) -> list[Model]:
         """Models whose provider has some credential configured (no commands run, no refresh)."""
         cache: dict[str, bool] = {}
-        out = []
-        for model in self._models:
-            if model.provider not in cache:
-                cache[model.provider] = self.auth.has_auth(model.provider)
-            if cache[model.provider]:
-                out.append(model)
-        return out
+
+        def usable(provider: str) -> bool:
+            if provider not in cache:
+                cache[provider] = self.auth.has_auth(provider)
+            return cache[provider]
+
+        if self._all is None:
+            out = [m for p in self._builtin_providers if usable(p) for m in self._builtin_block(p)]
+            return out + [m for m in self._custom_tail if usable(m.provider)]
+        return [m for m in self._all if usable(m.provider)]
 
     def find(self, provider: str, model_id: str) -> Model | None:
-        for model in self._models:
+        if self._all is None:
+            block = self._builtin_block(provider) if provider in self._builtin_providers else []
+            candidates: list[Model] = [*block, *self._custom_tail]
+        else:
+            candidates = self._all
+        for model in candidates:
             if model.provider == provider and model.id == model_id:
                 return model
         return None
 
+    def get_provider_models(self, provider: str) -> list[Model]:
+        """One provider's models in order (builds only that provider's built-ins)."""
+        if self._all is None:
+            block = self._builtin_block(provider) if provider in self._builtin_providers else []
+            return [*block, *(m for m in self._custom_tail if m.provider == provider)]
+        return [m for m in self._all if m.provider == provider]
+
     def providers(self) -> list[str]:
-        return list(dict.fromkeys(m.provider for m in self._models))
+        if self._all is None:
+            return list(dict.fromkeys([*self._builtin_providers, *(m.provider for m in self._custom_tail)]))
+        return list(dict.fromkeys(m.provider for m in self._all))
 
     async def get_api_key(self, model: Model) -> str | None:
         return await self.auth.get_api_key(model.provider)
@@ -153,7 +208,7 @@ class ModelRegistry:
             self._provider_keys[name] = reg.apiKey
         headers = resolve_headers(reg.headers)
         if reg.models:
-            self._models = [m for m in self._models if m.provider != name]
+            self._all = [m for m in self._models if m.provider != name]
             for raw in reg.models:
                 definition = ModelDefinition.model_validate(raw, strict=False)
                 model_headers = {**(headers or {}), **(resolve_headers(definition.headers) or {})} or None
@@ -167,6 +222,7 @@ class ModelRegistry:
                         provider=name,
                         baseUrl=definition.baseUrl or reg.baseUrl or "",
                         reasoning=bool(definition.reasoning),
+                        thinkingLevelMap=level_map(definition.thinkingLevelMap),
                         input=list(definition.input or ["text"]),
                         cost=ModelCost(**definition.cost.model_dump()) if definition.cost else ModelCost(),
                         contextWindow=definition.contextWindow or 128000,
@@ -176,8 +232,11 @@ class ModelRegistry:
                     )
                 )
         elif reg.baseUrl:
-            for model in self._models:
+            models = self._models
+            for i, model in enumerate(models):
                 if model.provider == name:
+                    # Built-ins are shared catalogue instances: re-route a copy.
+                    model = models[i] = model.model_copy(deep=True)
                     model.baseUrl = reg.baseUrl
                     if headers:
                         model.headers = {**(model.headers or {}), **headers}

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cmp_to_key
 
-from pi_app.ai.models import DEFAULT_MODEL_PER_PROVIDER
+from pi_app.ai.models import default_model_per_provider
 from pi_app.ai.types import THINKING_LEVELS, Model, models_are_equal
 from pi_app.session.config.registry import ModelRegistry
 from pi_app.session.config.settings_schema import DEFAULT_THINKING_LEVEL
@@ -207,12 +207,11 @@ def _exact_anywhere(text: str, models: Sequence[Model]) -> Model | None:
     return None
 
 
-def _fallback_model(provider: str, model_id: str, models: Sequence[Model]) -> Model | None:
+def _fallback_model(provider: str, model_id: str, mine: Sequence[Model]) -> Model | None:
     """An unknown id on a known provider: the provider's default model renamed (custom deployments)."""
-    mine = [m for m in models if m.provider == provider]
     if not mine:
         return None
-    default_id = DEFAULT_MODEL_PER_PROVIDER.get(provider)
+    default_id = default_model_per_provider().get(provider)
     base = next((m for m in mine if m.id == default_id), mine[0])
     return base.model_copy(update={"id": model_id, "name": model_id}, deep=True)
 
@@ -220,15 +219,19 @@ def _fallback_model(provider: str, model_id: str, models: Sequence[Model]) -> Mo
 def resolve_cli_model(
     registry: ModelRegistry, cli_model: str | None, cli_provider: str | None = None
 ) -> CliModelResult:
-    """``--model`` (and ``--provider``) against *all* models, so ``--api-key`` works for first use."""
+    """``--model`` (and ``--provider``) against *all* models, so ``--api-key`` works for first use.
+
+    A pattern naming its provider is matched against that provider's models first, so the rest of the
+    (large) catalogue is only built when it has to be searched.
+    """
     if not cli_model:
         return CliModelResult(None)
-    models = registry.get_all()
-    if not models:
+    providers = registry.providers()
+    if not providers:
         return CliModelResult(
             None, error="No models available. Check your installation or add models to models.json."
         )
-    provider_map = {m.provider.lower(): m.provider for m in models}
+    provider_map = {p.lower(): p for p in providers}
     provider = provider_map.get(cli_provider.lower()) if cli_provider else None
     if cli_provider and provider is None:
         return CliModelResult(
@@ -240,22 +243,25 @@ def resolve_cli_model(
         head, slash, rest = cli_model.partition("/")
         if slash and head.lower() in provider_map:
             provider, pattern, inferred = provider_map[head.lower()], rest, True
-    if provider is None and (exact := _exact_anywhere(cli_model, models)) is not None:
-        return CliModelResult(exact)
+    if provider is None:
+        models = registry.get_all()
+        if (exact := _exact_anywhere(cli_model, models)) is not None:
+            return CliModelResult(exact)
     if cli_provider and provider and cli_model.lower().startswith(provider.lower() + "/"):
         pattern = cli_model[len(provider) + 1 :]
-    candidates = [m for m in models if m.provider == provider] if provider else models
+    candidates = registry.get_provider_models(provider) if provider else registry.get_all()
     parsed = parse_model_pattern(pattern, candidates, allow_invalid_thinking_level_fallback=False)
     if parsed.model is not None:
         return CliModelResult(parsed.model, parsed.thinking_level, parsed.warning)
     if inferred:
         # "openai/gpt-4o:extended" may be an OpenRouter id rather than provider "openai".
+        models = registry.get_all()
         if (exact := _exact_anywhere(cli_model, models)) is not None:
             return CliModelResult(exact)
         again = parse_model_pattern(cli_model, models, allow_invalid_thinking_level_fallback=False)
         if again.model is not None:
             return CliModelResult(again.model, again.thinking_level, again.warning)
-    if provider and (fallback := _fallback_model(provider, pattern, models)) is not None:
+    if provider and (fallback := _fallback_model(provider, pattern, candidates)) is not None:
         note = f'Model "{pattern}" not found for provider "{provider}". Using custom model id.'
         return CliModelResult(fallback, None, f"{parsed.warning} {note}" if parsed.warning else note)
     display = f"{provider}/{pattern}" if provider else cli_model
@@ -266,7 +272,7 @@ def resolve_cli_model(
 
 def pick_default_available(available: Sequence[Model]) -> Model | None:
     """The first provider's default model (in pi's provider order) that is available, else the first."""
-    for provider, default_id in DEFAULT_MODEL_PER_PROVIDER.items():
+    for provider, default_id in default_model_per_provider().items():
         for m in available:
             if m.provider == provider and m.id == default_id:
                 return m
@@ -284,7 +290,8 @@ def find_initial_model(
     default_model_id: str | None = None,
     default_thinking_level: str | None = None,
 ) -> InitialModel:
-    """CLI → first scoped model (unless continuing) → settings default → first available default → none."""
+    """CLI → first scoped model (unless continuing) → settings default with a credential → first available
+    default → none."""
     if cli_model:
         resolved = resolve_cli_model(registry, cli_model, cli_provider)
         if resolved.error:
@@ -299,7 +306,8 @@ def find_initial_model(
         return InitialModel(first.model, level)
     if default_provider and default_model_id:
         found = registry.find(default_provider, default_model_id)
-        if found is not None:
+        # pi 1.6: the saved default only while its provider has a credential configured.
+        if found is not None and registry.auth.has_auth(found.provider):
             return InitialModel(found, default_thinking_level or DEFAULT_THINKING_LEVEL)
     chosen = pick_default_available(registry.get_available())
     if chosen is not None:

@@ -96,7 +96,7 @@ class PackageFilter(_Section):
     themes: list[str] | None = None
 
 
-ThinkingLevelSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevelSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 QueueMode = Literal["all", "one-at-a-time"]
 Transport = Literal["sse", "websocket", "auto"]
 DoubleEscapeAction = Literal["tree", "fork", "none"]
