@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual import events
@@ -11,6 +12,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TextArea
 
+from pi_app.ai.types import ImageContent
 from widgets.completion import CompletionMenu, CompletionProvider
 from widgets.history import History
 from widgets.paste import PasteStore, is_large_paste
@@ -87,12 +89,13 @@ class PromptEditor(TextArea):
     }
 
     class Submitted(Message):
-        """Enter: the prompt text with paste markers expanded."""
+        """Enter: the prompt text with paste markers expanded, and the images attached to it (Ctrl+V)."""
 
-        def __init__(self, editor: PromptEditor, text: str) -> None:
+        def __init__(self, editor: PromptEditor, text: str, images: list[ImageContent] | None = None) -> None:
             super().__init__()
             self.editor = editor
             self.text = text
+            self.images = images or []
 
     class FollowUp(Submitted):
         """Alt+Enter: queue as a follow-up."""
@@ -112,6 +115,10 @@ class PromptEditor(TextArea):
         self.completion = completion
         self.menu = menu
         self.pastes = PasteStore()
+        # Ctrl+V: where a clipboard image comes from (the app sets it) and the images attached so far, by
+        # their marker in the text; a marker the user deletes drops its image.
+        self.image_source: Callable[[], ImageContent | str | None] | None = None
+        self.attachments: dict[str, ImageContent] = {}
         # Per instance so the user's keybindings.json can remap them (see set_action_keys).
         self.key_actions: dict[str, str] = dict(self._KEY_ACTIONS)
         if not blink:
@@ -151,6 +158,32 @@ class PromptEditor(TextArea):
         self.clear()
         return text
 
+    def _take_images(self, text: str) -> tuple[str, list[ImageContent]]:
+        """(the text without image markers, the images whose markers were still there)."""
+        images = [image for marker, image in self.attachments.items() if marker in text]
+        for marker in self.attachments:
+            text = text.replace(marker, "")
+        self.attachments = {}
+        return text.strip() if images else text, images
+
+    def attach_image(self, image: ImageContent) -> str:
+        """Add ``image`` to the prompt at the cursor as a ``[Image #N]`` marker; returns the marker."""
+        marker = f"[Image #{len(self.attachments) + 1}]"
+        self.attachments[marker] = image
+        self.insert(marker)
+        return marker
+
+    def action_paste(self) -> None:
+        """Ctrl+V: an image on the system clipboard is attached (as pi); anything else pastes as text."""
+        found = self.image_source() if self.image_source is not None else None
+        if isinstance(found, ImageContent):
+            self.attach_image(found)
+            return
+        if isinstance(found, str):  # an image that could not be used: say why rather than paste nothing
+            self.notify(found, severity="warning")
+            return
+        super().action_paste()
+
     def action_submit(self) -> None:
         if self.menu is not None and self.menu.is_open:
             self._accept_completion()
@@ -160,12 +193,12 @@ class PromptEditor(TextArea):
             self.load_text(self.text.rstrip())
         text = self._take_text()
         if text is not None:
-            self.post_message(self.Submitted(self, text))
+            self.post_message(self.Submitted(self, *self._take_images(text)))
 
     def action_follow_up(self) -> None:
         text = self._take_text()
         if text is not None:
-            self.post_message(self.FollowUp(self, text))
+            self.post_message(self.FollowUp(self, *self._take_images(text)))
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -18,7 +18,7 @@ from textual.widget import Widget
 
 import themes
 from pi_app.ai.text import text_of
-from pi_app.ai.types import UserMessage
+from pi_app.ai.types import ImageContent, UserMessage
 from pi_app.session.results import Cancelled
 from pi_app.tools.file_index import FileIndex
 from pi_app.tui.bridge import EventBridge
@@ -154,6 +154,7 @@ class PiApp(App[None]):
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")
         self.menu = CompletionMenu(id="completion")
         self.editor = PromptEditor(menu=self.menu, blink=not self.options.test_mode, id="editor")
+        self.editor.image_source = self.clipboard_image
         self.footer = PiFooter(id="footer")
         self.selection = MessageSelection(self.chat, self.editor)
         self.keys = KeyActions(self)
@@ -553,16 +554,33 @@ class PiApp(App[None]):
     # ================================================================== submitting
     def on_prompt_editor_submitted(self, event: PromptEditor.Submitted) -> None:
         event.stop()
-        self.submit(event.text)
+        self.submit(event.text, images=event.images)
 
     def on_prompt_editor_follow_up(self, event: PromptEditor.FollowUp) -> None:
         event.stop()
-        self.submit(event.text, follow_up=True)
+        self.submit(event.text, follow_up=True, images=event.images)
 
-    def submit(self, text: str, follow_up: bool = False) -> None:
-        self.run_worker(self._submit(text, follow_up), group="submit", exit_on_error=False)
+    def submit(self, text: str, follow_up: bool = False, images: list[ImageContent] | None = None) -> None:
+        self.run_worker(self._submit(text, follow_up, images or None), group="submit", exit_on_error=False)
 
-    async def _submit(self, text: str, follow_up: bool) -> None:
+    def clipboard_image(self) -> ImageContent | str | None:
+        """Ctrl+V: the clipboard's image, prepared as pi prepares images (a string says why it is unusable)."""
+        data = self.clipboard_backend.paste_image()
+        if not data:
+            return None
+        from pi_app.tools.images import ImageRefused, prepare_image
+        from pi_app.tools.read import sniff_image_mime
+
+        prepared = prepare_image(
+            data,
+            sniff_image_mime(data[:32]),
+            auto_resize=bool(self.session.settings.settings.images.autoResize),
+        )
+        if isinstance(prepared, ImageRefused):
+            return prepared.message
+        return ImageContent(data=prepared.data, mimeType=prepared.mime)
+
+    async def _submit(self, text: str, follow_up: bool, images: list[ImageContent] | None = None) -> None:
         session = self.session
         stripped = text.strip()
         if stripped.startswith("/"):
@@ -586,9 +604,9 @@ class PiApp(App[None]):
             await self.show_status("Queued message for after compaction")
             return
         if session.is_streaming:
-            await session.prompt(text, streaming_behavior="followUp" if follow_up else "steer")
+            await session.prompt(text, images, streaming_behavior="followUp" if follow_up else "steer")
             return
-        await self._run_prompt(text)
+        await self._run_prompt(text, images)
 
     async def _run_prompt(self, text: str, images: list[Any] | None = None) -> None:
         try:

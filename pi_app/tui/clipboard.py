@@ -1,4 +1,5 @@
-"""Copying text: the system clipboard tool when one exists, else OSC 52 through the terminal.
+"""Copying text: the system clipboard tool when one exists, else OSC 52 through the terminal; reading an
+image from the clipboard (Ctrl+V, as pi) with the same tools.
 
 A copy is reported only when it happened: ``copy`` returns the backend that took the text, or None.
 Tests inject a :class:`MemoryClipboard`.
@@ -19,6 +20,33 @@ class Clipboard(Protocol):
     def copy(self, text: str) -> str | None:
         """Put ``text`` on the clipboard; return the backend's name, or None when nothing was copied."""
         ...
+
+    def paste_image(self) -> bytes | None:
+        """The image on the clipboard (PNG or whatever the tool gives), or None when there is none."""
+        ...
+
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/webp", "image/gif", "image/bmp")
+
+
+def image_readers(env: Mapping[str, str], platform: str = sys.platform) -> list[tuple[list[str], list[str]]]:
+    """(command that lists the clipboard's types, command that prints an image of type {type}) pairs
+    available here; on macOS ``pngpaste -`` prints the image directly (no listing)."""
+    out: list[tuple[list[str], list[str]]] = []
+    if platform == "darwin":
+        if shutil.which("pngpaste"):
+            out.append(([], ["pngpaste", "-"]))
+    elif not platform.startswith("win"):
+        if env.get("WAYLAND_DISPLAY") and shutil.which("wl-paste"):
+            out.append((["wl-paste", "--list-types"], ["wl-paste", "--no-newline", "--type", "{type}"]))
+        if env.get("DISPLAY") and shutil.which("xclip"):
+            out.append(
+                (
+                    ["xclip", "-selection", "clipboard", "-t", "TARGETS", "-o"],
+                    ["xclip", "-selection", "clipboard", "-t", "{type}", "-o"],
+                )
+            )
+    return out
 
 
 def system_commands(env: Mapping[str, str], platform: str = sys.platform) -> list[list[str]]:
@@ -61,6 +89,29 @@ class SystemClipboard:
             return "osc52"
         return None
 
+    def _run(self, cmd: list[str]) -> bytes | None:
+        try:
+            done = subprocess.run(cmd, timeout=self.timeout_s, capture_output=True, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout if done.returncode == 0 and done.stdout else None
+
+    def paste_image(self) -> bytes | None:
+        for lister, reader in image_readers(self.env):
+            if not lister:
+                found = self._run(reader)
+                if found:
+                    return found
+                continue
+            listed = self._run(lister)
+            types = listed.decode("utf-8", "replace").split() if listed else []
+            kind = next((t for t in IMAGE_TYPES if t in types), None)
+            if kind is not None:
+                data = self._run([part.replace("{type}", kind) for part in reader])
+                if data:
+                    return data
+        return None
+
 
 @dataclass
 class MemoryClipboard:
@@ -68,6 +119,7 @@ class MemoryClipboard:
 
     copies: list[str] = field(default_factory=list)
     available: bool = True
+    image: bytes | None = None  # what paste_image returns
 
     def copy(self, text: str) -> str | None:
         if not self.available:
@@ -78,3 +130,6 @@ class MemoryClipboard:
     @property
     def last(self) -> str | None:
         return self.copies[-1] if self.copies else None
+
+    def paste_image(self) -> bytes | None:
+        return self.image
