@@ -5,6 +5,9 @@ sent to the model. On ``session_start`` (startup, resume, fork, new, reload) and
 list is rebuilt from the newest such entry on the *current branch*, so resuming restores it and a fork or
 a tree move shows the list as it was at that point of the conversation.
 
+In the interactive app the list also shows above the editor (``ctx.ui.set_widget``), and todo calls draw as
+``todo add <text>`` with the list as their result (``render_call`` / ``render_result``).
+
     pi -e examples/extensions/todo.py
     > plan the refactor as todos, then work through them
     > /todos
@@ -16,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+from rich.text import Text
 
 from pi_app.extensions import (
     AgentToolResult,
@@ -76,12 +80,38 @@ def restore(ctx: ExtensionContext) -> TodoState:
     return TodoState()
 
 
+def widget_lines(state: TodoState) -> list[str] | None:
+    """The list above the editor (interactive app): open items first; None hides it when empty."""
+    if not state.todos:
+        return None
+    done = sum(t.done for t in state.todos)
+    return [f"Todos {done}/{len(state.todos)}", *(f"{'✓' if t.done else '·'} {t.text}" for t in state.todos)]
+
+
+def render_call(args: dict[str, Any]) -> Text:
+    """How a todo call looks in the app: the action and its item, not raw JSON."""
+    action = str(args.get("action", ""))
+    detail = args.get("text") or (f"#{args['id']}" if args.get("id") is not None else "")
+    return Text.assemble(("todo ", "bold"), (action, "cyan"), (f" {detail}" if detail else "", ""))
+
+
+def render_result(result: Any, expanded: bool) -> Text:
+    """The list after the call; collapsed, only its first line (Ctrl+O shows all)."""
+    lines = (getattr(result, "text", "") or "").splitlines()
+    return Text("\n".join(lines if expanded else lines[:1]), style="red" if result.is_error else "")
+
+
 def register(pi: ExtensionAPI) -> None:
     state = TodoState()
+
+    def show_widget(ctx: ExtensionContext) -> None:
+        if ctx.has_ui:
+            ctx.ui.set_widget("todos", widget_lines(state))
 
     def rebuild(_event: Any, ctx: ExtensionContext) -> None:
         nonlocal state
         state = restore(ctx)
+        show_widget(ctx)
 
     pi.on("session_start", rebuild)
     pi.on("session_tree", rebuild)
@@ -109,6 +139,7 @@ def register(pi: ExtensionAPI) -> None:
             message = "Todos"
         if params.action != "list":
             pi.append_entry(ENTRY_TYPE, state.to_data())
+            show_widget(ctx)
         return AgentToolResult.text(f"{message}:\n{state.render()}", details=state.to_data())
 
     pi.register_tool(
@@ -120,6 +151,8 @@ def register(pi: ExtensionAPI) -> None:
         execution_mode="sequential",  # calls share the list: never interleave them
         prompt_snippet="Track a todo list for multi-step work",
         prompt_guidelines=["Use the todo tool to plan multi-step work and mark items done as you finish."],
+        render_call=render_call,
+        render_result=render_result,
     )
 
     def show(args: str, ctx: ExtensionCommandContext) -> None:
