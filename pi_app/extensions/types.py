@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from pi_app.ai.abort import AbortSignal
+
 Mode = Literal["tui", "rpc", "json", "print"]
 NotifyLevel = Literal["info", "warning", "error"]
 Scope = Literal["user", "project", "temporary"]
@@ -36,13 +38,30 @@ class ExtensionUI(Protocol):
     """What ``ctx.ui`` offers. Without a UI (print, json) dialogs return their default at once."""
 
     async def select(
-        self, title: str, options: Sequence[str], *, timeout: float | None = None
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
     ) -> str | None: ...
 
-    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool: ...
+    async def confirm(
+        self,
+        title: str,
+        message: str = "",
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> bool: ...
 
     async def input(
-        self, title: str, placeholder: str = "", *, timeout: float | None = None
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
     ) -> str | None: ...
 
     async def editor(self, title: str, prefill: str = "") -> str | None: ...
@@ -65,13 +84,34 @@ class ExtensionUI(Protocol):
 class NoUI:
     """``ctx.ui`` in print and json modes: dialogs answer their cancel value, notifications go to stderr."""
 
-    async def select(self, title: str, options: Sequence[str], *, timeout: float | None = None) -> str | None:
+    async def select(
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> str | None:
         return None
 
-    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
+    async def confirm(
+        self,
+        title: str,
+        message: str = "",
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> bool:
         return False
 
-    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None) -> str | None:
+    async def input(
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> str | None:
         return None
 
     async def editor(self, title: str, prefill: str = "") -> str | None:

@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pi_app.ai.abort import AbortSignal
 from pi_app.extensions.types import NotifyLevel
 
 Write = Callable[[dict[str, Any]], object]
@@ -37,10 +38,15 @@ class RpcExtensionUI:
                 future.set_result({"cancelled": True})
         self._pending.clear()
 
-    async def _dialog(self, method: str, timeout: float | None, **fields: Any) -> dict[str, Any]:
+    async def _dialog(
+        self, method: str, timeout: float | None, signal: AbortSignal | None = None, **fields: Any
+    ) -> dict[str, Any]:
         request_id = f"ui-{next(_ids)}"
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self._pending[request_id] = future
+        if signal is not None:  # aborted: answer as cancelled (the client's late response is ignored)
+            signal.add_listener(lambda: loop.call_soon(self.resolve, {"id": request_id, "cancelled": True}))
         request: dict[str, Any] = {"type": "extension_ui_request", "id": request_id, "method": method}
         request.update({k: v for k, v in fields.items() if v is not None})
         if timeout is not None:
@@ -59,22 +65,43 @@ class RpcExtensionUI:
         self._write(request)
 
     # ---------------------------------------------------------------- ExtensionUI
-    async def select(self, title: str, options: Sequence[str], *, timeout: float | None = None) -> str | None:
-        answer = await self._dialog("select", timeout, title=title, options=list(options))
+    async def select(
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> str | None:
+        answer = await self._dialog("select", timeout, signal, title=title, options=list(options))
         value = answer.get("value")
         return None if answer.get("cancelled") or not isinstance(value, str) else value
 
-    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
-        answer = await self._dialog("confirm", timeout, title=title, message=message)
+    async def confirm(
+        self,
+        title: str,
+        message: str = "",
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> bool:
+        answer = await self._dialog("confirm", timeout, signal, title=title, message=message)
         return not answer.get("cancelled") and answer.get("confirmed") is True
 
-    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None) -> str | None:
-        answer = await self._dialog("input", timeout, title=title, placeholder=placeholder or None)
+    async def input(
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> str | None:
+        answer = await self._dialog("input", timeout, signal, title=title, placeholder=placeholder or None)
         value = answer.get("value")
         return None if answer.get("cancelled") or not isinstance(value, str) else value
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
-        answer = await self._dialog("editor", None, title=title, prefill=prefill)
+        answer = await self._dialog("editor", None, None, title=title, prefill=prefill)
         value = answer.get("value")
         return None if answer.get("cancelled") or not isinstance(value, str) else value
 

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from pi_app.ai.abort import AbortSignal
 from pi_app.extensions.types import NotifyLevel
 from widgets.custom_render import CustomRenderers, ToolRenderers
 from widgets.extension_slots import ExtensionStatus, ExtensionWidgetArea
@@ -118,7 +119,10 @@ class TuiExtensionUI:
         self.host = host
         self._title = "pi"
 
-    async def _ask(self, screen: Screen[Any], timeout: float | None) -> Any:
+    async def _ask(
+        self, screen: Screen[Any], timeout: float | None, signal: AbortSignal | None = None
+    ) -> Any:
+        """Push ``screen`` and wait for its result; a timeout or ``signal`` closes it with None."""
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Any] = loop.create_future()
 
@@ -126,26 +130,57 @@ class TuiExtensionUI:
             if not answer.done():
                 answer.set_result(value)
 
+        def close() -> None:
+            done(None)
+            if screen.is_active:
+                screen.dismiss(None)
+
         self.app.push_screen(screen, done)
+        remove = signal.add_listener(lambda: loop.call_soon(close)) if signal is not None else None
         try:
             return await asyncio.wait_for(asyncio.shield(answer), timeout)
         except TimeoutError:
-            if screen.is_active:
-                screen.dismiss(None)
+            close()
             return None
+        finally:
+            if remove is not None:
+                remove()
 
-    async def select(self, title: str, options: Sequence[str], *, timeout: float | None = None) -> str | None:
-        result = await self._ask(ExtensionDialog(title, options=list(options), timeout=timeout), timeout)
+    async def select(
+        self,
+        title: str,
+        options: Sequence[str],
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> str | None:
+        result = await self._ask(
+            ExtensionDialog(title, options=list(options), timeout=timeout), timeout, signal
+        )
         return result if isinstance(result, str) else None
 
-    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
-        return (
-            await self._ask(ExtensionDialog(title, message, options=["Yes", "No"], timeout=timeout), timeout)
-            == "Yes"
-        )
+    async def confirm(
+        self,
+        title: str,
+        message: str = "",
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> bool:
+        dialog = ExtensionDialog(title, message, options=["Yes", "No"], timeout=timeout)
+        return await self._ask(dialog, timeout, signal) == "Yes"
 
-    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None) -> str | None:
-        result = await self._ask(ExtensionDialog(title, placeholder=placeholder, timeout=timeout), timeout)
+    async def input(
+        self,
+        title: str,
+        placeholder: str = "",
+        *,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> str | None:
+        result = await self._ask(
+            ExtensionDialog(title, placeholder=placeholder, timeout=timeout), timeout, signal
+        )
         return result if isinstance(result, str) else None
 
     async def editor(self, title: str, prefill: str = "") -> str | None:

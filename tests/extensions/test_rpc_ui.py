@@ -104,3 +104,21 @@ async def test_timeouts_cancellation_fire_and_forget_and_unsupported_calls(tmp_p
     assert error["event"] == "command:ask" and "list of text lines" in error["error"]
     assert (await driver.response(ask_id))["data"] == {"disposition": "handled"}  # pi 1.6: no run started
     assert not any(r.get("type") == "agent_settled" for r in driver.out.records)
+
+
+async def test_an_aborted_dialog_resolves_as_cancelled(tmp_path, faux):
+    import asyncio
+
+    from pi_app.ai.abort import AbortController
+
+    driver, runner = await _server(tmp_path, faux)
+    controller = AbortController()
+    asked = asyncio.ensure_future(
+        runner.context_for("gate").ui.select("Pick", ["a"], signal=controller.signal)
+    )
+    request = await driver.wait_for(lambda r: r.get("method") == "select")
+    controller.abort()
+    assert await asyncio.wait_for(asked, 5) is None
+    driver.send_line(
+        json.dumps({"type": "extension_ui_response", "id": request["id"], "value": "a"})
+    )  # too late

@@ -101,6 +101,19 @@ async def test_dialogs_answer_and_time_out(tmp_path, faux):
         result = await runner.context_for("ui").ui.custom(Picker())
         assert result == "picked"
 
+        from pi_app.ai.abort import AbortController
+
+        controller = AbortController()
+        asked = asyncio.ensure_future(
+            runner.context_for("ui").ui.confirm("Still there?", signal=controller.signal)
+        )
+        await wait_for(pilot, lambda: isinstance(app.screen, ExtensionDialog), "the dialog to abort")
+        controller.abort()
+        await wait_for(
+            pilot, lambda: asked.done() and not isinstance(app.screen, ExtensionDialog), "the abort"
+        )
+        assert asked.result() is False
+
 
 async def test_status_and_widgets_in_their_slots(tmp_path, faux):
     app, _ = await _app(tmp_path)
