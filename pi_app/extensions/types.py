@@ -80,6 +80,8 @@ class ExtensionUI(Protocol):
 
     async def custom(self, screen: Any, *, timeout: float | None = None) -> Any: ...
 
+    def set_footer(self, widget: Any) -> None: ...
+
 
 class NoUI:
     """``ctx.ui`` in print and json modes: dialogs answer their cancel value, notifications go to stderr."""
@@ -136,4 +138,7 @@ class NoUI:
         return ""
 
     async def custom(self, screen: Any, *, timeout: float | None = None) -> Any:
+        return None
+
+    def set_footer(self, widget: Any) -> None:
         return None

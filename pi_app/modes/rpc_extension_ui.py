@@ -139,3 +139,6 @@ class RpcExtensionUI:
         raise TypeError(
             "custom screens need the interactive app; over RPC use select, confirm, input or editor"
         )
+
+    def set_footer(self, widget: Any) -> None:
+        return None  # as pi: a no-op over RPC (the client draws its own footer)

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
@@ -112,12 +113,16 @@ class ExtensionSlots(Protocol):
     widgets_above: ExtensionWidgetArea
     widgets_below: ExtensionWidgetArea
 
+    @property
+    def footer(self) -> Widget: ...
+
 
 class TuiExtensionUI:
     def __init__(self, app: AppContext, host: ExtensionSlots) -> None:
         self.app = app
         self.host = host
         self._title = "pi"
+        self._footer: Widget | None = None  # an extension's replacement footer
 
     async def _ask(
         self, screen: Screen[Any], timeout: float | None, signal: AbortSignal | None = None
@@ -208,6 +213,22 @@ class TuiExtensionUI:
             else self.host.widgets_above
         )
         self.app.run_worker(area.set_entry(key, content), group="extension-ui", exit_on_error=False)
+
+    def set_footer(self, widget: Widget | None) -> None:
+        """Replace the footer with ``widget``; None restores pi's own."""
+        self.app.run_worker(self._swap_footer(widget), group="extension-ui", exit_on_error=False)
+
+    async def _swap_footer(self, widget: Widget | None) -> None:
+        footer = self.host.footer
+        if self._footer is not None:
+            await self._footer.remove()
+            self._footer = None
+        footer.display = widget is None
+        if widget is not None:
+            self._footer = widget
+            parent = footer.parent
+            assert isinstance(parent, Widget)  # the screen
+            await parent.mount(widget, after=footer)
 
     async def custom(self, screen: Screen[Any], *, timeout: float | None = None) -> Any:
         """Push an extension's own Textual screen; its ``dismiss(value)`` is the result."""

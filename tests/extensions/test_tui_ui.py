@@ -116,7 +116,7 @@ async def test_dialogs_answer_and_time_out(tmp_path, faux):
 
 
 async def test_status_and_widgets_in_their_slots(tmp_path, faux):
-    app, _ = await _app(tmp_path)
+    app, runner = await _app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         app.submit("/ask slots")
         await wait_for(pilot, lambda: app.widgets_below.keys == ["hint"], "the widgets")
@@ -125,6 +125,13 @@ async def test_status_and_widgets_in_their_slots(tmp_path, faux):
         app.submit("/ask clear")
         await wait_for(pilot, lambda: app.widgets_above.keys == [], "the widget removed")
         assert app.extension_status.entries == {} and not app.extension_status.display
+
+        ui = runner.context_for("ui").ui
+        ui.set_footer(Label("my own footer", id="ext-footer"))
+        await wait_for(pilot, lambda: bool(app.query("#ext-footer")), "the replacement footer")
+        assert not app.footer.display
+        ui.set_footer(None)
+        await wait_for(pilot, lambda: not app.query("#ext-footer") and app.footer.display, "pi's footer back")
 
 
 def test_dialog_snapshot(snap_compare, tmp_path, faux) -> None:
