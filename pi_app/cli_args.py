@@ -158,6 +158,24 @@ def _pattern(entry: str) -> re.Pattern[str]:
     return re.compile("^" + ".*".join(re.escape(part) for part in entry.split("*")) + "$")
 
 
+MCP_RESOURCE_TOOLS = frozenset({"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"})
+
+
+def tool_selected(sel: ToolSelection, name: str) -> bool:
+    """Whether a tool that appears after startup (an extension's, an MCP server's) may be active under the
+    tool flags, as pi: ``-nt`` none; an allowlist names or matches it — except that MCP tools (``mcp__*`` and
+    the resource tools) are kept until an entry starts with ``mcp__``; ``-xt`` patterns and ``-name`` drop it."""
+    if sel.no_tools:
+        return False
+    is_mcp = name.startswith("mcp__") or name in MCP_RESOURCE_TOOLS
+    if sel.allow is not None and (not is_mcp or any(e.startswith("mcp__") for e in sel.allow)):
+        if not any(_pattern(e).match(name) for e in sel.allow):
+            return False
+    if name in sel.remove or any(_pattern(e).match(name) for e in sel.exclude):
+        return False
+    return True
+
+
 def parse_tool_list(value: str, sel: ToolSelection) -> None:
     """Fill ``sel`` from one ``--tools`` value; raises CliError as pi does for mixed or patterned deltas."""
     entries = _split_commas(value)

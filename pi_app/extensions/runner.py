@@ -26,6 +26,7 @@ from pi_app.agent.types import (
 )
 from pi_app.ai.abort import AbortSignal
 from pi_app.ai.types import ImageContent, Model, TextContent
+from pi_app.cli_args import ToolSelection, tool_selected
 from pi_app.extensions import events as ev
 from pi_app.extensions.api import ExtensionAPI
 from pi_app.extensions.bus import EventBus
@@ -135,6 +136,8 @@ class ExtensionRunner(SessionHooks):
         self._loading: LoadedExtension | None = None
         # finds the sources again for /reload (new files, a trust decision since); None: reload the same
         self.discover_sources: Callable[[bool], list[ExtensionSource]] | None = None
+        # the command line's tool flags: they also decide tools registered later (MCP servers' tools)
+        self.tool_selection: ToolSelection | None = None
 
     # ================================================================== loading
     async def load(self, sources: Sequence[ExtensionSource]) -> None:
@@ -201,7 +204,8 @@ class ExtensionRunner(SessionHooks):
     def _install_tool(self, ext: LoadedExtension, definition: ToolDefinition) -> None:
         assert self._session is not None
         tool = ExtensionTool(definition, ext.name, lambda: self.context_for(ext.name))
-        self._session.add_tool(tool, activate=definition.default_active)
+        allowed = self.tool_selection is None or tool_selected(self.tool_selection, definition.name)
+        self._session.add_tool(tool, activate=definition.default_active and allowed)
 
     def add_command(self, extension: str, command: CommandDefinition) -> None:
         self._owner(extension).commands[command.name] = command

@@ -315,6 +315,7 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         raise
     warn += session.resource_warnings
     if runner is not None:
+        runner.tool_selection = args.tool_selection
         runner.bind(session, mode="rpc" if mode == "rpc" else "json" if mode == "json" else "print")
         _apply_tool_selection(args, runner, session, warn)
     if cfg.trust is not None and cfg.trust.skipped and not (interactive and cfg.trust.trusted is None):

@@ -41,7 +41,9 @@ async def test_thinking_with_a_level_sets_clamps_and_rejects(project: Path, faux
         await send(app, "/thinking lots")
         item = app.chat.items[-1]
         assert isinstance(item, ErrorNotice)
-        assert item.text == 'Unknown thinking level "lots". Levels: off, minimal, low, medium, high, xhigh, max'
+        assert (
+            item.text == 'Unknown thinking level "lots". Levels: off, minimal, low, medium, high, xhigh, max'
+        )
         assert session.thinking_level == "low"
 
 

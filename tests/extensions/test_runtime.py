@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from pi_app.ai.providers.faux import faux_text, faux_tool
-from pi_app.extensions.loader import discover
+from pi_app.extensions.loader import ExtensionSource, discover
 from pi_app.extensions.runner import ExtensionRunner
 from pi_app.extensions.schema import validate_extension_arguments
 from pi_app.session.store import SessionManager
@@ -510,3 +510,50 @@ async def test_command_argument_completion_reaches_the_editor(tmp_path):
     assert found is not None and [i.value for i in found.items] == ["staging"] and found.prefix == "st"
     assert provider.get_completions("/deploy x", at_line_start=True, force=False) is None
     assert [i.value for i in provider.get_completions("/dep", True, False).items] == ["/deploy"]
+
+
+def test_tool_flags_decide_tools_that_appear_later_as_pi():
+    from pi_app.cli_args import ToolSelection, tool_selected
+
+    names = ["mcp__docs__search", "mcp__web__fetch", "read_mcp_resource", "ping"]
+
+    def kept(**kw) -> list[str]:
+        return [n for n in names if tool_selected(ToolSelection(**kw), n)]
+
+    assert kept() == names
+    assert kept(allow=["read", "bash"]) == ["mcp__docs__search", "mcp__web__fetch", "read_mcp_resource"]
+    assert kept(allow=["read", "mcp__docs__*"]) == ["mcp__docs__search"]  # an mcp__ entry filters MCP tools
+    assert kept(exclude=["mcp__*"]) == ["read_mcp_resource", "ping"]
+    assert kept(no_tools=True) == []
+
+
+async def test_a_tool_registered_after_startup_follows_the_tool_flags(tmp_path, faux):
+    from pi_app.cli_args import ToolSelection
+
+    ext = write_ext(
+        tmp_path / "exts",
+        "late.py",
+        """
+        from pi_app.extensions import ToolDefinition
+
+        async def run(call_id, params, signal, on_update, ctx):
+            return "ok"
+
+        def register(pi):
+            def start(event, ctx):
+                for name in ("mcp__srv__a", "mcp__srv__b", "helper"):
+                    pi.register_tool(ToolDefinition(name=name, description=name, execute=run))
+            pi.on("session_start", start)
+        """,
+    )
+    session = await make_session(tmp_path)
+    runner = ExtensionRunner(
+        cwd=session.cwd, settings=session.settings, model_registry=session.model_registry
+    )
+    await runner.load([ExtensionSource(str(ext), "temporary")])
+    runner.tool_selection = ToolSelection(allow=["read", "helper", "mcp__srv__a"])
+    runner.bind(session)
+    await runner.start()
+    active = session.tool_names
+    assert "mcp__srv__a" in active and "helper" in active and "mcp__srv__b" not in active
+    assert "mcp__srv__b" in [t.name for t in session.get_all_tools()]  # registered, just not active
