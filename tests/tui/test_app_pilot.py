@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from pi_app.ai.providers.faux import FauxResponse, FauxStep, faux_text, faux_tool
 from tests.tui.conftest import SIZE, make_app, make_session
@@ -51,8 +52,8 @@ async def _type_and_send(app, pilot, text: str, key: str = "enter") -> None:
     submitted = asyncio.Event()
     submit = app.submit
 
-    def recording_submit(text: str, follow_up: bool = False) -> None:
-        submit(text, follow_up)
+    def recording_submit(text: str, follow_up: bool = False, images: Any = None) -> None:
+        submit(text, follow_up, images)
         submitted.set()
 
     app.submit = recording_submit  # the Submitted message reaches the app a few loop turns later
