@@ -22,6 +22,8 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from pi_app.tools.process_registry import group_alive
+
 from .config import ConfigValueError, ServerEntry, expand_home, resolve_mapping, server_cwd
 
 if TYPE_CHECKING:
@@ -229,12 +231,12 @@ class McpConnection:
         if pgid is None:
             return
         _claimed.discard(pgid)
-        if not _group_alive(pgid):
+        if not group_alive(pgid):
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGTERM)
         deadline = time.monotonic() + GROUP_KILL_GRACE_S
-        while time.monotonic() < deadline and _group_alive(pgid):
+        while time.monotonic() < deadline and group_alive(pgid):
             await asyncio.sleep(0.05)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
@@ -407,21 +409,3 @@ _claimed: set[int] = set()  # group leaders already owned by a connection
 def _running(pid: int) -> bool:
     st = _stat(pid)
     return st is not None and st[2] != "Z"
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # zombies still count for killpg; a group of zombies only is as good as gone
-    with contextlib.suppress(OSError):
-        for entry in os.scandir("/proc"):
-            if entry.name.isdigit():
-                st = _stat(int(entry.name))
-                if st is not None and st[1] == pgid and st[2] != "Z":
-                    return True
-        return False
-    return True
