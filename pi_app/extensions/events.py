@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from pi_app.session.messages import AgentMessage
     from pi_app.session.user_bash import BashResult
 
+# The classes are defined without generated __repr__/__eq__: this module is imported at every start (the
+# built-in MCP extension loads by default) and each generated method costs an exec; events are never compared.
+
 __all__ = [
     "BeforeAgentStartEvent",
     "BeforeAgentStartResult",
@@ -68,42 +71,42 @@ __all__ = [
 
 
 # ------------------------------------------------------------------ session lifecycle
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class SessionStartEvent:
     type: ClassVar[str] = "session_start"
     reason: StartReason
     previous_session_file: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class SessionShutdownEvent:
     type: ClassVar[str] = "session_shutdown"
     reason: ShutdownReason
     target_session_file: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class SessionBeforeSwitchEvent:
     type: ClassVar[str] = "session_before_switch"
     reason: SwitchReason
     target_session_file: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class SessionBeforeForkEvent:
     type: ClassVar[str] = "session_before_fork"
     entry_id: str
     position: ForkPosition
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class CancelResult:
     """For ``session_before_switch`` / ``session_before_fork``: ``cancel=True`` stops the operation."""
 
     cancel: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class SessionBeforeCompactEvent:
     type: ClassVar[str] = "session_before_compact"
     preparation: CompactionPreparation
@@ -117,7 +120,7 @@ class SessionBeforeCompactEvent:
 SessionBeforeCompactResult = CompactDecision  # cancel, or supply your own summary
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class SessionCompactEvent:
     type: ClassVar[str] = "session_compact"
     compaction_entry: dict[str, Any] | None
@@ -126,7 +129,7 @@ class SessionCompactEvent:
     will_retry: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class SessionBeforeTreeEvent:
     type: ClassVar[str] = "session_before_tree"
     preparation: TreePreparation
@@ -136,7 +139,7 @@ class SessionBeforeTreeEvent:
 SessionBeforeTreeResult = TreeDecision  # cancel, a summary, or other summarisation options
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class SessionTreeEvent:
     type: ClassVar[str] = "session_tree"
     new_leaf_id: str | None
@@ -146,7 +149,7 @@ class SessionTreeEvent:
 
 
 # ------------------------------------------------------------------ prompting
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class InputEvent:
     type: ClassVar[str] = "input"
     text: str
@@ -155,7 +158,7 @@ class InputEvent:
     streaming_behavior: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class InputResult:
     """``continue`` (default), ``transform`` (go on with ``text``/``images``) or ``handled`` (stop here)."""
 
@@ -164,7 +167,7 @@ class InputResult:
     images: list[ImageContent] | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class CustomMessageSpec:
     """A custom message to add to the context (``before_agent_start``, ``pi.send_message``)."""
 
@@ -174,7 +177,7 @@ class CustomMessageSpec:
     details: Any = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class BeforeAgentStartEvent:
     type: ClassVar[str] = "before_agent_start"
     prompt: str | None
@@ -183,13 +186,13 @@ class BeforeAgentStartEvent:
     message_type: Literal["user", "custom"] = "user"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class BeforeAgentStartResult:
     message: CustomMessageSpec | None = None
     system_prompt: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ContextEvent:
     """Before each model request: ``messages`` is a new list of the session's own message objects. Return
     a list to send instead; to change a message, put ``m.model_copy(update={...})`` in its place — never
@@ -199,12 +202,12 @@ class ContextEvent:
     messages: list[AgentMessage]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ContextResult:
     messages: list[AgentMessage]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class BeforeProviderRequestEvent:
     """The provider payload just before it is sent; return a dict to replace it."""
 
@@ -214,7 +217,7 @@ class BeforeProviderRequestEvent:
 
 
 # ------------------------------------------------------------------ tools and the shell
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ToolCallEvent:
     """Before a tool runs. ``input`` is the validated arguments; change it in place to change the call."""
 
@@ -224,14 +227,14 @@ class ToolCallEvent:
     input: dict[str, Any]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ToolCallResult:
     block: bool = False
     reason: str | None = None
     terminate: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ToolResultEvent:
     type: ClassVar[str] = "tool_result"
     tool_call_id: str
@@ -242,7 +245,7 @@ class ToolResultEvent:
     is_error: bool
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ToolResultPatch:
     """Fields to replace in the result; None keeps the current value."""
 
@@ -251,7 +254,7 @@ class ToolResultPatch:
     is_error: bool | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class UserBashEvent:
     type: ClassVar[str] = "user_bash"
     command: str
@@ -259,7 +262,7 @@ class UserBashEvent:
     cwd: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class UserBashResult:
     """A finished command to record instead of running it locally."""
 
@@ -267,34 +270,34 @@ class UserBashResult:
 
 
 # ------------------------------------------------------------------ models, resources, trust
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ThinkingLevelSelectEvent:
     type: ClassVar[str] = "thinking_level_select"
     level: str
     previous_level: str | None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ResourcesDiscoverEvent:
     type: ClassVar[str] = "resources_discover"
     cwd: str
     reason: Literal["startup", "reload"]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ResourcesDiscoverResult:
     skill_paths: list[str] = field(default_factory=list)
     prompt_paths: list[str] = field(default_factory=list)
     theme_paths: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ProjectTrustEvent:
     type: ClassVar[str] = "project_trust"
     cwd: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ProjectTrustResult:
     trusted: Literal["yes", "no", "undecided"] = "undecided"
     remember: bool = False
