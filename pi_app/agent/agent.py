@@ -348,6 +348,7 @@ class Agent:
             get_api_key=self.get_api_key,
             get_steering_messages=get_steering,
             get_follow_up_messages=self._follow_up.drain,
+            get_tools=lambda: list(self._state.tools),
             before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call,
             should_stop_after_turn=self.should_stop_after_turn,

@@ -117,6 +117,8 @@ class _Run:
             if not first_turn:
                 await emit(TurnStartEvent())
             first_turn = False
+            if config.get_tools is not None:  # tools changed during the run apply from this request on
+                self.ctx.tools = config.get_tools()
             # Reconcile the tool-set log with the batch about to be sent (may add a system message).
             pending = self.ledger.declare_tool_changes(self.ctx.messages, self.ctx.tools, pending)
             await self.inject(pending)

@@ -121,6 +121,9 @@ class AgentLoopConfig:
     after_tool_call: Hook | None = None  # (AfterToolCallContext, signal) -> AfterToolCallResult | None
     should_stop_after_turn: Hook | None = None  # (TurnContext) -> bool
     prepare_next_turn: Hook | None = None  # (TurnContext) -> NextTurn | None
+    # () -> the tools for the next request: a tool set changed during a run (an extension registers or
+    # activates tools) applies from the next turn; None keeps the tools the run started with
+    get_tools: Callable[[], list[AgentTool]] | None = None
 
 
 def hook_field(obj: Any, name: str, camel: str | None = None) -> Any:

@@ -557,3 +557,26 @@ async def test_a_tool_registered_after_startup_follows_the_tool_flags(tmp_path, 
     active = session.tool_names
     assert "mcp__srv__a" in active and "helper" in active and "mcp__srv__b" not in active
     assert "mcp__srv__b" in [t.name for t in session.get_all_tools()]  # registered, just not active
+
+
+async def test_tools_activated_during_a_run_are_declared_from_the_next_request(tmp_path, faux):
+    ext = write_ext(
+        tmp_path / "exts",
+        "unlock.py",
+        """
+        from pi_app.extensions import ToolDefinition
+
+        def register(pi):
+            async def unlock(call_id, params, signal, on_update, ctx):
+                pi.set_active_tools([*pi.get_active_tools(), "ls"])
+                return "ls is available now"
+            pi.register_tool(ToolDefinition(name="unlock", description="Enable ls", execute=unlock))
+        """,
+    )
+    session, _, _ = await session_with(tmp_path, ext, tools=["read"])
+    script = Script(faux, faux_tool("unlock", {}), faux_tool("ls", {"path": "."}), faux_text("listed"))
+    await session.prompt("look around")
+    declared = [sorted(t.name for t in (r.tools or [])) for r in script.agent_requests]
+    assert declared[0] == ["read", "unlock"] and "ls" in declared[1]
+    results = [m for m in session.messages if m.role == "toolResult"]
+    assert not results[-1].isError  # the ls call of the same run was executed, not "Tool ls not found"
