@@ -25,6 +25,7 @@ from pi_app.session.hooks import (
     TreeDecision,
     TreePreparation,
 )
+from pi_app.session.session_events import SessionEvent
 
 if TYPE_CHECKING:
     from pi_app.ai.abort import AbortSignal
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 # built-in MCP extension loads by default) and each generated method costs an exec; events are never compared.
 
 __all__ = [
+    "ExtensionEvent",
     "BeforeAgentStartEvent",
     "BeforeAgentStartResult",
     "BeforeProviderRequestEvent",
@@ -301,3 +303,27 @@ class ProjectTrustEvent:
 class ProjectTrustResult:
     trusted: Literal["yes", "no", "undecided"] = "undecided"
     remember: bool = False
+
+
+# Everything a handler can receive: the session's events (agent and session ones) and the classes above.
+ExtensionEvent = (
+    SessionEvent
+    | SessionStartEvent
+    | SessionShutdownEvent
+    | SessionBeforeSwitchEvent
+    | SessionBeforeForkEvent
+    | SessionBeforeCompactEvent
+    | SessionCompactEvent
+    | SessionBeforeTreeEvent
+    | SessionTreeEvent
+    | InputEvent
+    | BeforeAgentStartEvent
+    | ContextEvent
+    | BeforeProviderRequestEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | UserBashEvent
+    | ThinkingLevelSelectEvent
+    | ResourcesDiscoverEvent
+    | ProjectTrustEvent
+)

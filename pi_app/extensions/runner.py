@@ -48,7 +48,7 @@ from pi_app.session.hooks import (
     TreePreparation,
 )
 from pi_app.session.messages import AgentMessage, CustomMessage
-from pi_app.session.session_events import SessionEvent
+from pi_app.session.session_events import SessionEvent, ThinkingLevelChangedEvent
 
 if TYPE_CHECKING:
     from pi_app.session.agent_session import AgentSession
@@ -332,7 +332,7 @@ class ExtensionRunner(SessionHooks):
             log.exception("extension error sink failed")
 
     async def _call(
-        self, ext: LoadedExtension, handler: Handler, event: Any, event_name: str
+        self, ext: LoadedExtension, handler: Handler, event: ev.ExtensionEvent, event_name: str
     ) -> tuple[bool, Any]:
         """(ok, result) of one handler; failures reported."""
         try:
@@ -347,19 +347,18 @@ class ExtensionRunner(SessionHooks):
     def has_handlers(self, event: str) -> bool:
         return bool(self._index.get(event))
 
-    async def emit(self, event: Any) -> None:
+    async def emit(self, event: ev.ExtensionEvent) -> None:
         """Notify every handler of ``event.type``; results ignored."""
         for ext, handler in list(self._index.get(event.type, ())):
             await self._call(ext, handler, event, event.type)
 
     async def _on_session_event(self, event: SessionEvent) -> None:
-        name = event.type
-        if name == "thinking_level_changed":
-            previous, self._thinking_level = self._thinking_level, getattr(event, "level", None)
-            if self.has_handlers("thinking_level_select") and self._thinking_level is not None:
-                await self.emit(ev.ThinkingLevelSelectEvent(self._thinking_level, previous))
+        if isinstance(event, ThinkingLevelChangedEvent):
+            previous, self._thinking_level = self._thinking_level, event.level
+            if self.has_handlers("thinking_level_select"):
+                await self.emit(ev.ThinkingLevelSelectEvent(event.level, previous))
             return
-        if self._index.get(name):
+        if self._index.get(event.type):
             await self.emit(event)
 
     async def start(self, reason: Literal["startup", "reload"] = "startup") -> None:
@@ -511,7 +510,7 @@ class ExtensionRunner(SessionHooks):
             self._next_turn = []
         return patch
 
-    async def _gate(self, event: Any) -> bool:
+    async def _gate(self, event: ev.SessionBeforeSwitchEvent | ev.SessionBeforeForkEvent) -> bool:
         """True when a handler asked to cancel ``event`` (a failing handler does not cancel)."""
         for ext, handler in list(self._index.get(event.type, ())):
             ok, result = await self._call(ext, handler, event, event.type)

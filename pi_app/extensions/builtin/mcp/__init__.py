@@ -10,11 +10,12 @@ them all.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_app.extensions.api import ExtensionAPI
     from pi_app.extensions.context import ExtensionCommandContext, ExtensionContext
+    from pi_app.extensions.events import BeforeAgentStartEvent, SessionShutdownEvent, SessionStartEvent
 
     from .config import McpConfig
     from .runtime import McpManager
@@ -32,7 +33,7 @@ class McpExtension:
         self.config: McpConfig | None = None
         self.where: tuple[str, str, bool] | None = None  # agent dir, cwd, project trusted
 
-    async def on_session_start(self, event: Any, ctx: ExtensionContext) -> None:
+    async def on_session_start(self, event: SessionStartEvent, ctx: ExtensionContext) -> None:
         from pi_app.session.config.paths import agent_dir
 
         if self.manager is not None and event.reason in _SWITCHES:
@@ -60,11 +61,11 @@ class McpExtension:
         self.manager = McpManager(self.pi, config, ctx.cwd, McpLog(agent_dir() / "mcp.log"))
         self.manager.start(ctx)
 
-    async def on_before_agent_start(self, event: Any, ctx: ExtensionContext) -> None:
+    async def on_before_agent_start(self, event: BeforeAgentStartEvent, ctx: ExtensionContext) -> None:
         if self.manager is not None:
             await self.manager.wait_for_direct()
 
-    async def on_session_shutdown(self, event: Any, ctx: ExtensionContext) -> None:
+    async def on_session_shutdown(self, event: SessionShutdownEvent, ctx: ExtensionContext) -> None:
         if event.reason not in _SWITCHES:
             await self._stop()
 
