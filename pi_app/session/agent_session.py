@@ -118,6 +118,8 @@ class AgentSession:
         self._base_system_prompt = agent.state.system_prompt
         self.hooks: SessionHooks = NO_HOOKS
         # tools beside the built-ins (SDK custom tools, extension tools), by name; active ones are in the agent
+        # built-in tools made once (they share the session's tool options) and reused when reactivated
+        self._builtin_tools: dict[str, AgentTool] = {}
         self._extra_tools: dict[str, AgentTool] = {
             t.name: t for t in agent.state.tools if t.name not in ALL_TOOL_NAMES
         }
@@ -669,9 +671,15 @@ class AgentSession:
     # ================================================================== tools
     def get_all_tools(self) -> list[AgentTool]:
         """Every tool the session can activate: the built-ins, then SDK and extension tools."""
-        active = {t.name: t for t in self.agent.state.tools}
-        out = [active.get(n) or create_tool(n, self.cwd, self._tool_options) for n in ALL_TOOL_NAMES]
-        out = [t for t in out if t.name not in self._extra_tools]  # an extension tool overrides a built-in
+        builtins = self._builtin_tools
+        for tool in self.agent.state.tools:
+            if tool.name in ALL_TOOL_NAMES and tool.name not in self._extra_tools:
+                builtins.setdefault(tool.name, tool)
+        out = [
+            builtins.get(n) or builtins.setdefault(n, create_tool(n, self.cwd, self._tool_options))
+            for n in ALL_TOOL_NAMES
+            if n not in self._extra_tools  # an extension tool overrides a built-in
+        ]
         return out + list(self._extra_tools.values())
 
     def add_tool(self, tool: AgentTool, activate: bool = True) -> None:
