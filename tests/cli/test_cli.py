@@ -44,7 +44,7 @@ def _one_line_error(result, *needles: str) -> None:
 
 def test_unknown_flag(tmp_path):
     env = make_env(tmp_path)
-    _one_line_error(env.run("--bogus", "-p", "hi"), "Unknown option: --bogus")
+    _one_line_error(env.call("--bogus", "-p", "hi"), "Unknown option: --bogus")
 
 
 def test_missing_at_file(tmp_path, loopback):
@@ -76,7 +76,7 @@ def test_rpc_rejects_file_arguments(tmp_path, loopback):
 
 def test_interactive_without_terminal_says_what_to_use(tmp_path):
     env = make_env(tmp_path)
-    _one_line_error(env.run(), "-p")
+    _one_line_error(env.call(), "-p")
 
 
 def test_list_models_table_and_search(tmp_path, loopback):

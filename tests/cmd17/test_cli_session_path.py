@@ -19,7 +19,7 @@ def test_missing_session_path_is_an_error_and_creates_nothing(tmp_path):
         (str(tmp_path / "elsewhere.jsonl"), tmp_path / "elsewhere.jsonl"),
     ):
         for extra in ((), ("-p", "hi")):  # interactive or print: the same answer, before any terminal check
-            result = env.run("--session", arg, *extra)
+            result = env.call("--session", arg, *extra)
             assert result.returncode == 1
             assert result.stdout == ""
             assert result.stderr == f"Error: Session file not found: {shown}\n"

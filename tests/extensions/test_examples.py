@@ -233,7 +233,7 @@ def test_permission_gate_blocks_in_print_mode(tmp_path, loopback):
         scripts.tool_call(API, "call_1", "bash", {"command": "rm -rf data"}),
         scripts.text(API, "I left data alone."),
     )
-    result = env.run("--no-session", "-e", str(EXAMPLES / "permission_gate.py"), "-p", "remove data")
+    result = env.call("--no-session", "-e", str(EXAMPLES / "permission_gate.py"), "-p", "remove data")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "I left data alone.\n"
     assert (env.project / "data").is_dir()
@@ -410,10 +410,10 @@ def test_todo_restored_by_pi_continue_in_print_mode(tmp_path, loopback):
         scripts.tool_call(API, "call_1", "todo", {"action": "add", "text": "ship the examples"}),
         scripts.text(API, "Noted."),
     )
-    first = env.run("-e", todo, "-p", "remember to ship the examples")
+    first = env.call("-e", todo, "-p", "remember to ship the examples")
     assert first.returncode == 0, first.stderr
     assert first.stdout == "Noted.\n"
-    again = env.run("-c", "-e", todo, "-p", "/todos")
+    again = env.call("-c", "-e", todo, "-p", "/todos")
     assert again.returncode == 0, again.stderr
     assert "Todos (0/1 done)\n[ ] #1 ship the examples" in again.stderr
     assert len(loopback.requests) == 2  # /todos did not call the model
@@ -423,7 +423,7 @@ def test_todo_restored_by_pi_continue_in_print_mode(tmp_path, loopback):
 def test_local_provider_serves_a_print_mode_prompt(tmp_path, loopback):
     env = make_env(tmp_path)  # no models.json: the only model with a key is the extension's
     loopback.add(chat_text_stream("Hello from ", "the local server."))
-    result = env.run(
+    result = env.call(
         "--no-session",
         "-e",
         str(EXAMPLES / "local_provider.py"),
@@ -447,7 +447,7 @@ def test_local_provider_serves_a_print_mode_prompt(tmp_path, loopback):
 
 def test_local_provider_models_are_listed(tmp_path):
     env = make_env(tmp_path)
-    result = env.run(
+    result = env.call(
         "-e",
         str(EXAMPLES / "local_provider.py"),
         "--list-models",
@@ -543,7 +543,7 @@ def test_trim_tool_results_flag_on_the_command_line(tmp_path, loopback):
         scripts.tool_call(API, "call_2", "bash", {"command": "echo second"}),
         scripts.text(API, "Done."),
     )
-    result = env.run(
+    result = env.call(
         "--no-session", "-e", str(EXAMPLES / "trim_tool_results.py"), "--trim-keep-turns", "1", "-p", "go"
     )
     assert result.returncode == 0, result.stderr

@@ -40,22 +40,22 @@ def test_print_mode_flags_payload_rewrite_commands_and_errors(tmp_path, loopback
     env.write_models(loopback.url)
     ext = write_ext(tmp_path / "ext", "probe.py", EXT)
     loopback.add(chat_text_stream("answer"))
-    result = env.run("--no-session", "-e", str(ext), "--temp", "0.25", "-p", "hi")
+    result = env.call("--no-session", "-e", str(ext), "--temp", "0.25", "-p", "hi")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "answer\n"
     assert loopback.requests[-1].json["temperature"] == 0.25
     assert "Extension error (probe): ZeroDivisionError: division by zero" in result.stderr
 
-    result = env.run("--no-session", "-e", str(ext), "-p", "/where a b")
+    result = env.call("--no-session", "-e", str(ext), "-p", "/where a b")
     assert result.returncode == 0 and "mode=print args=a b" in result.stderr
     assert len(loopback.requests) == 1  # the command never reached the model
 
     loopback.add(chat_text_stream("json answer"))
-    streamed = env.run("--no-session", "-e", str(ext), "--mode", "json", "hi")
+    streamed = env.call("--no-session", "-e", str(ext), "--mode", "json", "hi")
     assert streamed.returncode == 0 and "Extension error (probe): ZeroDivisionError" in streamed.stderr
     assert '"type":"agent_settled"' in streamed.stdout.replace(" ", "")  # the run went on to the end
 
-    refused = env.run("--no-session", "--temp", "1", "-p", "hi")
+    refused = env.call("--no-session", "--temp", "1", "-p", "hi")
     assert refused.returncode == 1 and "Unknown option: --temp" in refused.stderr
 
 
@@ -158,7 +158,7 @@ def test_tool_flags_cover_extension_tools(tmp_path, loopback):
     declared = {}
     for flags in ((), ("--tools", "read,ping"), ("-xt", "ping"), ("-nbt",), ("-nt",)):
         loopback.add(chat_text_stream("ok"))
-        result = env.run("--no-session", "-e", str(ext), *flags, "-p", "hi")
+        result = env.call("--no-session", "-e", str(ext), *flags, "-p", "hi")
         assert result.returncode == 0 and "Unknown tool" not in result.stderr, result.stderr
         declared[flags] = _system_and_tools(loopback.requests[-1])[1]
     assert declared[()] == ["read", "bash", "edit", "write", "ping"]
@@ -180,7 +180,7 @@ def test_project_trust_decided_by_a_user_extension_then_project_extensions_load(
     )
     loopback.add(chat_text_stream("ok"), chat_text_stream("ok"))
     # without a decision the folder is untrusted in print mode: the project extension is never imported
-    assert env.run("--no-session", "-p", "/proj").returncode == 0
+    assert env.call("--no-session", "-p", "/proj").returncode == 0
     assert not marker.exists()
     write_ext(
         env.agent_dir / "extensions",
@@ -190,7 +190,7 @@ def test_project_trust_decided_by_a_user_extension_then_project_extensions_load(
             pi.on("project_trust", lambda event, ctx: {"trusted": "yes", "remember": True})
         """,
     )
-    result = env.run("--no-session", "-p", "/proj")
+    result = env.call("--no-session", "-p", "/proj")
     assert result.returncode == 0 and "project command ran" in result.stderr, result.stderr
     assert marker.exists()
     saved = json.loads((env.agent_dir / "trust.json").read_text())
@@ -200,9 +200,9 @@ def test_project_trust_decided_by_a_user_extension_then_project_extensions_load(
 def test_help_lists_extension_flags(tmp_path):
     env = make_env(tmp_path)
     ext = write_ext(tmp_path / "ext", "probe.py", EXT)
-    shown = env.run("-e", str(ext), "--help")
+    shown = env.call("-e", str(ext), "--help")
     assert (
         shown.returncode == 0
         and "Extension options:\n  --temp <value>  Sampling temperature\n" in shown.stdout
     )
-    assert "Extension options" not in env.run("--help").stdout
+    assert "Extension options" not in env.call("--help").stdout

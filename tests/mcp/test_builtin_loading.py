@@ -58,11 +58,14 @@ def test_the_extensions_setting_toggles_builtins_later_entries_win():
     assert enabled_builtins(["+builtin:mcp"], disabled=["mcp"]) == []
 
 
-def _run(env, loopback, tmp_path, *args: str) -> dict:
+def _run(env, loopback, tmp_path, *args: str, process: bool = False) -> dict:
+    """``pi -p hi`` with the probe extension; in this process unless the test is about imports (a process
+    starts with a clean ``sys.modules``)."""
     out = tmp_path / "probe.json"
     out.unlink(missing_ok=True)
     loopback.add(chat_text_stream("answer"))
-    result = env.run(
+    runner = env.run if process else env.call
+    result = runner(
         "--no-session", "-e", str(tmp_path / "probe.py"), *args, "-p", "hi", PROBE_OUT=str(out), timeout=90
     )
     assert result.returncode == 0, result.stderr
@@ -74,7 +77,7 @@ def test_pi_loads_builtin_mcp_by_default_and_every_switch_turns_it_off(tmp_path,
     env.write_models(loopback.url)
     (tmp_path / "probe.py").write_text(PROBE)
 
-    default = _run(env, loopback, tmp_path)
+    default = _run(env, loopback, tmp_path, process=True)
     assert default["has_mcp_command"] is True
     assert default["mcp_imported"] is False  # no mcp.json: the SDK is never imported
     assert _run(env, loopback, tmp_path, "--no-mcp")["has_mcp_command"] is False
@@ -87,5 +90,5 @@ def test_pi_loads_builtin_mcp_by_default_and_every_switch_turns_it_off(tmp_path,
 
     # with a server configured the SDK is imported (whether the server connects within the first prompt's
     # 10 s wait depends on the machine: tests/mcp/test_stdio_session.py checks the tools deterministically)
-    write_mcp(env.agent_dir / "mcp.json", {"t": stdio(exposure="direct")})
-    assert _run(env, loopback, tmp_path)["mcp_imported"] is True
+    write_mcp(env.agent_dir / "mcp.json", {"t": stdio()})  # deferred: the prompt does not wait for it
+    assert _run(env, loopback, tmp_path, process=True)["mcp_imported"] is True

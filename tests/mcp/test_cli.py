@@ -14,7 +14,7 @@ def test_add_and_remove_keep_other_content_and_indentation(tmp_path):
     user = env.agent_dir / "mcp.json"
     user.parent.mkdir(parents=True)
     user.write_text('{\n    "autoEnableCodemode": false,\n    "mcpServers": {"old": {"command": "x"}}\n}\n')
-    added = env.run("mcp", "add", "web", "--url", "https://example.com/mcp", "--bearer-token-env-var", "TOK",
+    added = env.call("mcp", "add", "web", "--url", "https://example.com/mcp", "--bearer-token-env-var", "TOK",
                     "--exposure", "direct", "--description", "Docs")  # fmt: skip
     assert added.returncode == 0, added.stderr
     assert added.stdout == f'Added global MCP server "web" in {user}.\nCheck it with: pi mcp list\n'
@@ -28,7 +28,7 @@ def test_add_and_remove_keep_other_content_and_indentation(tmp_path):
     }
     assert user.read_text().startswith('{\n    "autoEnableCodemode"')  # four-space indentation kept
 
-    local = env.run(
+    local = env.call(
         "mcp", "add", "-l", "tools", "--env", "API_KEY=${KEY}", "--cwd", "sub", "--", "uvx", "tools-mcp", "-v"
     )
     project = env.project / ".pi" / "mcp.json"
@@ -41,10 +41,10 @@ def test_add_and_remove_keep_other_content_and_indentation(tmp_path):
         "cwd": "sub",
     }
 
-    removed = env.run("mcp", "remove", "web")
+    removed = env.call("mcp", "remove", "web")
     assert removed.returncode == 0 and removed.stdout == f'Removed global MCP server "web" from {user}.\n'
     assert list(json.loads(user.read_text())["mcpServers"]) == ["old"]
-    missing = env.run("mcp", "remove", "web")
+    missing = env.call("mcp", "remove", "web")
     assert missing.returncode == 1 and missing.stderr == f'No global MCP server named "web" in {user}.\n'
 
     for bad, message in [
@@ -56,9 +56,9 @@ def test_add_and_remove_keep_other_content_and_indentation(tmp_path):
         (["login", "x"], "OAuth sign-in is not supported"),
         (["frobnicate"], 'Unknown command "pi mcp frobnicate"'),
     ]:
-        result = env.run("mcp", *bad)
+        result = env.call("mcp", *bad)
         assert result.returncode == 1 and message in result.stderr, (bad, result.stderr)
-    assert "pi mcp add <server> [options] -- <command>" in env.run("mcp", "--help").stdout
+    assert "pi mcp add <server> [options] -- <command>" in env.call("mcp", "--help").stdout
 
 
 def test_list_connects_prints_state_and_exits_1_on_failure(tmp_path):
@@ -74,7 +74,7 @@ def test_list_connects_prints_state_and_exits_1_on_failure(tmp_path):
         "off": {"command": "nothing", "enabled": False},
     }
     user.write_text(json.dumps({"mcpServers": servers}))
-    ok = env.run("mcp", "list", timeout=90)
+    ok = env.call("mcp", "list", timeout=90)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     lines = ok.stdout.splitlines()
     assert lines[0] == "t: connected, 10 tools (codemode, global)"
@@ -84,7 +84,7 @@ def test_list_connects_prints_state_and_exits_1_on_failure(tmp_path):
 
     servers["gone"] = {"command": str(tmp_path / "no-such-server")}
     user.write_text(json.dumps({"mcpServers": {**servers, "legacy": {"type": "sse", "url": "http://h/sse"}}}))
-    failed = env.run("mcp", "list", "--json", timeout=90)
+    failed = env.call("mcp", "list", "--json", timeout=90)
     assert failed.returncode == 1
     data = json.loads(failed.stdout)
     states = {s["name"]: s["state"] for s in data["servers"]}
