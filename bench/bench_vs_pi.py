@@ -1,7 +1,9 @@
 """Side by side with pi 1.6 (issue 15): ours and pi in interleaved runs, each ratio with its target.
 
 Cases: ``--version``; ``--no-session -p hi`` over openai-completions against the loopback server;
-``--session FILE -p hi`` on a 50,000-entry session (every entry on the active path). pi 1.6 is found
+``--session FILE -p hi`` on a 50,000-entry session (every entry on the active path); the TUI's first frame
+(in a 120x40 pty, until the footer shows the model id) and the TUI resuming a 10,000-entry session (until a
+word of its last message is drawn), timed by bench/pty_frame.py. pi 1.6 is found
 through ``PI16_BIN`` (the ``bin/pi`` that ../shared/tools/install-pi16.sh writes; see
 ../shared/reference/pi-1.6-notes.md) and runs with an isolated HOME; without it only our absolute
 figures are printed.
@@ -15,6 +17,7 @@ resume is printed against the issue's 4x-file-size target.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -24,19 +27,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.pty_frame import time_to_marker  # noqa: E402
 from bench.runner import MODEL_ARGS, Run, median, our_cmd, our_env, pi16_home, timed  # noqa: E402
 from tests.loopback.openai_wire import chat_text_stream  # noqa: E402
 from tests.loopback.server import LoopbackServer  # noqa: E402
 from tests.perf.session_gen import linear_session  # noqa: E402
 
 # target ratio (ours / pi 1.6) per case; None: no target in issue 15
-TARGETS: dict[str, float | None] = {"--version": None, "--no-session -p hi": 0.5, "--session 50k -p hi": 0.5}
+TARGETS: dict[str, float | None] = {
+    "--version": None,
+    "--no-session -p hi": 0.5,
+    "--session 50k -p hi": 0.5,
+    "TUI first frame": 0.5,
+    "TUI resume 10k": 0.5,
+}
+LAST_WORD = "zebrafinish"  # drawn only by the resumed session's last message
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", "--runs", type=int, default=5)
     parser.add_argument("--entries", type=int, default=50_000)
+    parser.add_argument("--only", default="", help="comma-separated case names (e.g. 'TUI first frame')")
     opts = parser.parse_args()
     pi_bin = os.environ.get("PI16_BIN")
     if pi_bin and not os.access(pi_bin, os.X_OK):
@@ -51,6 +63,9 @@ def main() -> int:
         session = work / "linear.jsonl"
         linear_session(session, opts.entries, cwd=str(cwd))
         size = session.stat().st_size
+        tui_session = work / "tui10k.jsonl"
+        linear_session(tui_session, 10_000, cwd=str(cwd))
+        _append_last_exchange(tui_session)
 
         def resume(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
             copy = work / "resume.jsonl"
@@ -65,10 +80,27 @@ def main() -> int:
         def version(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
             return timed(cmd("--version"), e, cwd)
 
+        def tui_first(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
+            return _frame(cmd("--no-session", *MODEL_ARGS), e, cwd, b"loop-model")
+
+        def tui_resume(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
+            copy = work / "tui-resume.jsonl"
+            shutil.copy(tui_session, copy)
+            return _frame(cmd("--session", str(copy), *MODEL_ARGS), e, cwd, LAST_WORD.encode())
+
         def pi_cmd(*args: str) -> list[str]:
             return [pi_bin or "pi", *args]
 
-        cases = {"--version": version, "--no-session -p hi": prompt, "--session 50k -p hi": resume}
+        cases = {
+            "--version": version,
+            "--no-session -p hi": prompt,
+            "--session 50k -p hi": resume,
+            "TUI first frame": tui_first,
+            "TUI resume 10k": tui_resume,
+        }
+        if opts.only:
+            wanted = {w.strip() for w in opts.only.split(",")}
+            cases = {k: v for k, v in cases.items() if k in wanted}
         results: dict[str, dict[str, list[Run]]] = {}
         for name, case in cases.items():
             ours: list[Run] = []
@@ -111,6 +143,40 @@ def main() -> int:
                     rss_line += f"   pi 1.6 {pi_rss / 1e6:5.0f} MB = {pi_rss / size:4.1f}x file"
                 print(rss_line)
     return 0
+
+
+def _frame(cmd: list[str], env: dict[str, str], cwd: Path, marker: bytes) -> Run:
+    run = time_to_marker(cmd, env, cwd, marker)
+    if run.seconds is None:
+        return Run(0.0, 0, 0.0, 1, "", f"{marker!r} never drawn ({run.output_bytes} bytes of output)")
+    return Run(run.seconds, 0, 0.0, 0, "", "")
+
+
+def _append_last_exchange(path: Path) -> None:
+    """A final question and answer on the active path; the answer carries the word the resume waits for."""
+    with open(path, "rb") as fh:
+        fh.seek(-4096, os.SEEK_END)
+        last = json.loads(fh.read().splitlines()[-1])
+    ts = last["timestamp"]
+    user = {"role": "user", "content": [{"type": "text", "text": "and finally?"}], "timestamp": 1}
+    answer = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": f"All done, {LAST_WORD}."}],
+        "api": "openai-completions",
+        "provider": "loop",
+        "model": "loop-model",
+        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": "stop",
+        "timestamp": 2,
+    }  # fmt: skip
+    entries = [
+        {"type": "message", "id": "fin00001", "parentId": last["id"], "timestamp": ts, "message": user},
+        {"type": "message", "id": "fin00002", "parentId": "fin00001", "timestamp": ts, "message": answer},
+    ]
+    with open(path, "a", encoding="utf-8") as fh:
+        for entry in entries:
+            fh.write(json.dumps(entry, separators=(",", ":")) + "\n")
 
 
 if __name__ == "__main__":

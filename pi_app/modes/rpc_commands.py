@@ -8,6 +8,7 @@ returning ``None`` sends ``"data": null`` (e.g. ``cycle_model`` with nothing to 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -95,8 +96,22 @@ def session_state(session: AgentSession) -> dict[str, Any]:
     return state
 
 
-def _entry_data(node: Any) -> Any:
-    return node.entry.data if hasattr(node.entry, "data") else dict(node.entry)
+def _entry_data(entry: Any) -> Any:
+    return entry.data if hasattr(entry, "data") else dict(entry)
+
+
+def _node_json(node: Any) -> str:
+    """The entry as JSON text: an entry still unparsed is its own line, once it is known to be a JSON
+    object (checked by parsing it, not kept: a 50,000-entry tree would otherwise hold every entry twice)."""
+    line = getattr(node.entry, "unparsed_line", None)
+    if line is not None:
+        try:
+            ok = isinstance(json.loads(line), dict)
+        except ValueError:
+            ok = False
+        if ok:
+            return line.strip()
+    return dumps(_entry_data(node.entry))
 
 
 def tree_json(nodes: list[Any], label_stamps: dict[str, str] | None = None) -> list[dict[str, Any]]:
@@ -107,7 +122,7 @@ def tree_json(nodes: list[Any], label_stamps: dict[str, str] | None = None) -> l
     stack: list[tuple[Any, list[dict[str, Any]]]] = [(n, roots) for n in reversed(nodes)]
     while stack:
         node, siblings = stack.pop()
-        item: dict[str, Any] = {"entry": _entry_data(node), "children": []}
+        item: dict[str, Any] = {"entry": _entry_data(node.entry), "children": []}
         if node.label:
             item["label"] = node.label
             stamp = stamps.get(node.entry["id"])
@@ -141,7 +156,7 @@ def tree_json_text(nodes: list[Any], label_stamps: dict[str, str] | None = None)
         if isinstance(item, str):
             parts.append(item)
             continue
-        parts.append('{"entry":' + dumps(_entry_data(item)) + ',"children":[')
+        parts.append('{"entry":' + _node_json(item) + ',"children":[')
         tail = "]"
         if item.label:
             tail += ',"label":' + dumps(item.label)
@@ -488,10 +503,6 @@ async def _get_commands(session: AgentSession, cmd: dict[str, Any]) -> Any:
 # ---- the session's entries and tree (pi 1.6)
 
 
-def _entry_json(entry: Any) -> Any:
-    return entry.data if hasattr(entry, "data") else dict(entry)
-
-
 async def _get_entries(session: AgentSession, cmd: dict[str, Any]) -> Any:
     """Every entry in append order; ``since`` (an entry id) gives only the entries strictly after it."""
     manager = session.session_manager
@@ -504,7 +515,7 @@ async def _get_entries(session: AgentSession, cmd: dict[str, Any]) -> Any:
         if at is None:
             raise RpcError(f"Entry {since} not found")
         entries = entries[at + 1 :]
-    body = ",".join(dumps(_entry_json(e)) for e in entries)
+    body = ",".join(dumps(_entry_data(e)) for e in entries)
     return {"entries": RawJson(f"[{body}]"), "leafId": manager.leaf_id}
 
 

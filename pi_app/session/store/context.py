@@ -400,7 +400,8 @@ def build_tree(entries: Sequence[Entry], labels: Mapping[str, str] | None = None
     stack = list(roots)
     while stack:  # iterative: session trees can be thousands deep
         node = stack.pop()
-        node.children.sort(key=lambda n: _ts_key(n.entry))
+        if len(node.children) > 1:  # most nodes have one child: no timestamp parse for them
+            node.children.sort(key=lambda n: _ts_key(n.entry))
         stack.extend(node.children)
     return roots
 
