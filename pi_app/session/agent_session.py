@@ -67,6 +67,7 @@ from pi_app.tools.options import ToolOptions
 
 if TYPE_CHECKING:
     from pi_app.session.compaction.summarize import CompactionResult
+    from pi_app.tools.images import ResizeLimits
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,7 @@ class AgentSession:
         self._resources = resources
         self._resource_options = resource_options
         self._tool_options = tool_options
+        tool_options.image_limits = self.image_limits  # read resizes images for the current model
         self._base_system_prompt = agent.state.system_prompt
         self.hooks: SessionHooks = NO_HOOKS
         # tools beside the built-ins (SDK custom tools, extension tools), by name; active ones are in the agent
@@ -181,6 +183,13 @@ class AgentSession:
     @property
     def model(self) -> Model | None:
         return self.agent.state.model
+
+    def image_limits(self) -> ResizeLimits:
+        """How images entering the conversation now are resized: the model's ``inputLimits.images.resize``
+        over pi's defaults."""
+        from pi_app.tools.images import resize_limits_for
+
+        return resize_limits_for(self.model)
 
     @property
     def thinking_level(self) -> str:

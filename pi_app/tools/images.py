@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import base64
 import io
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from PIL.Image import Image
+
+    from pi_app.ai.types import Model
 
 SUPPORTED = ("image/png", "image/jpeg", "image/gif", "image/webp")
 CONVERT_FAILED = "[Image omitted: could not be converted to a supported inline image format.]"
@@ -30,6 +33,39 @@ class ResizeLimits:
     max_height: int = 2000
     max_bytes: int = int(4.5 * 1024 * 1024)
     jpeg_quality: int = 80
+
+    @classmethod
+    def from_input_limits(cls, input_limits: Mapping[str, Any] | None) -> ResizeLimits:
+        """A model's ``inputLimits.images.resize`` (pi's catalogue, models.json) with omitted fields at pi's
+        defaults. Values that are not positive whole numbers (or a JPEG quality above 100) are ignored:
+        models.json is validated where it is read, this only guards against an odd catalogue entry."""
+        images = input_limits.get("images") if isinstance(input_limits, Mapping) else None
+        resize = images.get("resize") if isinstance(images, Mapping) else None
+        if not isinstance(resize, Mapping):
+            return cls()
+        values: dict[str, int] = {}
+        for f in fields(cls):
+            key = _CAMEL[f.name]
+            value = resize.get(key)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                continue
+            if key == "jpegQuality" and value > 100:
+                continue
+            values[f.name] = value
+        return cls(**values)
+
+
+_CAMEL = {
+    "max_width": "maxWidth",
+    "max_height": "maxHeight",
+    "max_bytes": "maxBytes",
+    "jpeg_quality": "jpegQuality",
+}
+
+
+def resize_limits_for(model: Model | None) -> ResizeLimits:
+    """The resize profile for images entering the conversation with ``model`` (pi's defaults without one)."""
+    return ResizeLimits.from_input_limits(model.inputLimits if model is not None else None)
 
 
 @dataclass(frozen=True)
