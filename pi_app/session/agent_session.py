@@ -367,8 +367,18 @@ class AgentSession:
             else:
                 await self._queue_input(expanded, images, follow_up=False)
             return
+        if images:
+            expanded, images = await self._prepare_images(expanded, images)
         message = UserMessage(content=[TextContent(text=expanded), *(images or [])])
         await self._start_run(message, expanded, images, accepted)
+
+    async def _prepare_images(self, text: str, images: list[ImageContent]) -> tuple[str, list[ImageContent]]:
+        """As pi: a prompt's images are resized for the current model (off the event loop), notes appended."""
+        from pi_app.tools.images import prepare_prompt_images
+
+        auto = bool(self.settings.settings.images.autoResize)
+        limits = self.image_limits()
+        return await asyncio.to_thread(prepare_prompt_images, text, images, auto_resize=auto, limits=limits)
 
     async def _start_run(
         self,
@@ -517,6 +527,8 @@ class AgentSession:
 
     # ------------------------------------------------------------------ queues
     async def _queue_input(self, text: str, images: list[ImageContent] | None, follow_up: bool) -> None:
+        if images:
+            text, images = await self._prepare_images(text, images)
         self._queue.add(text, images, follow_up)
         await self._emit_queue_update()
 

@@ -5,20 +5,22 @@ With auto-resize (pi's ``images.autoResize``, on by default) an image larger tha
 fit (EXIF orientation applied), encoded as PNG and as JPEG at falling qualities, and the smallest encoding
 under the byte limit wins; if none fits the image shrinks by a quarter and tries again. The text that goes
 with the image says what happened, in pi's words. Pillow is imported only when an image needs work.
+The limits are the current model's ``inputLimits.images.resize`` (pi 1.6's catalogue, models.json), each
+omitted field at pi's default.
 """
 
 from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-    from pi_app.ai.types import Model
+    from pi_app.ai.types import ImageContent, Model
 
 SUPPORTED = ("image/png", "image/jpeg", "image/gif", "image/webp")
 CONVERT_FAILED = "[Image omitted: could not be converted to a supported inline image format.]"
@@ -150,3 +152,31 @@ def prepare_image(
         if target_w == 1 and target_h == 1:
             return ImageRefused(RESIZE_FAILED)
         target_w, target_h = max(1, int(target_w * 0.75)), max(1, int(target_h * 0.75))
+
+
+def prepare_prompt_images(
+    text: str, images: Sequence[ImageContent], *, auto_resize: bool = True, limits: ResizeLimits | None = None
+) -> tuple[str, list[ImageContent]]:
+    """Images sent with a prompt (any front end, @file, RPC, extensions), prepared as pi does before they
+    enter the conversation: each one for the current model's limits; one that cannot be used is dropped.
+    What happened is noted after the text, a blank line apart."""
+    from pi_app.ai.types import ImageContent
+
+    out: list[ImageContent] = []
+    notes: list[str] = []
+    for image in images:
+        try:
+            data = base64.b64decode(image.data, validate=False)
+        except (ValueError, TypeError):
+            notes.append(CONVERT_FAILED)
+            continue
+        prepared = prepare_image(data, image.mimeType, auto_resize=auto_resize, limits=limits)
+        if isinstance(prepared, ImageRefused):
+            notes.append(prepared.message)
+            continue
+        if prepared.data == image.data and prepared.mime == image.mimeType:
+            out.append(image)  # untouched: keep the caller's object
+        else:
+            out.append(ImageContent(data=prepared.data, mimeType=prepared.mime))
+        notes.extend(prepared.hints)
+    return (f"{text}\n\n" + "\n".join(notes) if notes else text), out

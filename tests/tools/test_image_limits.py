@@ -139,3 +139,26 @@ async def test_read_tool_resizes_for_the_current_model(tmp_path: Path, faux: Any
     else:
         assert base64.b64decode(image.data) == data
         assert note.text == "Read image file [image/png]"
+
+
+async def test_prompt_images_are_prepared_for_the_current_model(tmp_path: Path, faux: Any) -> None:
+    """As pi: images sent with a prompt (RPC, @file, extensions) are resized for the model before they are
+    stored and sent; one that cannot be decoded is dropped with pi's note after the text."""
+    from pi_app.ai.types import ImageContent
+
+    session = await make_session(tmp_path)
+    model = session.model
+    assert model is not None
+    session.agent.state.model = model.model_copy(update={"inputLimits": {"images": {"resize": SMALL}}})
+    big = ImageContent(data=base64.b64encode(png((1200, 900))).decode(), mimeType="image/png")
+    broken = ImageContent(data=base64.b64encode(b"not an image").decode(), mimeType="image/png")
+    faux.enqueue(faux_text("ok"))
+    await session.prompt("look", images=[big, broken])
+    sent = next(m for m in session.messages if m.role == "user")
+    text, image = sent.content
+    assert size_of(image.data) == (800, 600)
+    assert text.text == (
+        "look\n\n"
+        "[Image: original 1200x900, displayed at 800x600. Multiply coordinates by 1.50 to map to original image.]\n"
+        "[Image omitted: could not be resized below the inline image size limit.]"
+    )
