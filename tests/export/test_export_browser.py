@@ -100,10 +100,13 @@ def open_export(browser: Browser, tmp_path: Path, entries: list[dict[str, Any]])
     out = export_session_html(str(write_session(tmp_path / "s.jsonl", entries)), str(tmp_path / "s.html"))
     page = browser.new_page()
     errors: list[str] = []
+    urls: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda request: urls.append(request.url))
     page.goto(Path(out).as_uri())
     page.wait_for_selector("html[data-ready]", state="attached")
     assert errors == []
+    assert all(u.startswith(("file:", "data:")) for u in urls), urls  # self-contained: nothing fetched
     return page
 
 
