@@ -151,12 +151,13 @@ def test_branch_click_search_and_filters(browser: Browser, tmp_path: Path) -> No
         assert st["current"] == ["u2"]
         assert {"u1", "a3", "u2", "a4"} <= set(st["onPath"]) and not {"u3", "a5"} & set(st["onPath"])
 
-        # search over the whole tree: every token must match; the shown branch's leaf stays listed
+        # search over the whole tree: every token must match; the shown branch's leaf stays listed, and (as
+        # pi) once the tree is narrowed again the shown branch comes first at the fork
         for query, rows in (
             ("zebra", ["t2", "a4"]),
             ("ARGPARSE added", ["a3", "a4"]),
-            ("click", ["u3", "a5", "a4"]),
-            ("", ["u1", "a1", "t1", "t2", "a3", "u3", "a5", "u2", "a4"]),
+            ("click", ["a4", "u3", "a5"]),
+            ("", ["u1", "a1", "t1", "t2", "a3", "u2", "a4", "u3", "a5"]),
         ):
             page.fill("#tree-search", query)
             st = state(page)
@@ -164,11 +165,11 @@ def test_branch_click_search_and_filters(browser: Browser, tmp_path: Path) -> No
             assert st["status"] == f"{len(rows)} / 13 entries", query
 
         for key, rows in (
-            ("no-tools", ["u1", "a1", "a3", "u3", "a5", "u2", "a4"]),
-            ("user-only", ["u1", "u3", "u2", "a4"]),
+            ("no-tools", ["u1", "a1", "a3", "u2", "a4", "u3", "a5"]),
+            ("user-only", ["u1", "u2", "a4", "u3"]),
             ("labeled-only", ["u1", "a4"]),
-            ("all", ["m1", "u1", "a1", "t1", "t2", "l1", "a3", "th1", "u3", "a5", "u2", "a4"]),
-            ("default", ["u1", "a1", "t1", "t2", "a3", "u3", "a5", "u2", "a4"]),
+            ("all", ["m1", "u1", "a1", "t1", "t2", "l1", "a3", "u2", "a4", "th1", "u3", "a5"]),
+            ("default", ["u1", "a1", "t1", "t2", "a3", "u2", "a4", "u3", "a5"]),
         ):
             page.click(f'#tree-filters .filter-btn[data-filter="{key}"]')
             st = state(page)
@@ -187,7 +188,7 @@ def test_branch_click_search_and_filters(browser: Browser, tmp_path: Path) -> No
         page.keyboard.press("Escape")
         st = state(page)
         assert st["search"] == "" and "Switched to click." in st["messages"]
-        assert st["rows"] == ["u1", "u3", "a5", "u2"]
+        assert st["rows"] == ["u1", "u3", "a5", "u2"]  # its own branch first again
     finally:
         page.close()
 

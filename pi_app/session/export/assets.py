@@ -207,7 +207,47 @@ JS = r"""
     }
   }
 
+  // As pi, a filter or search change lists the shown branch first at every fork (the server listed the
+  // export's branch first). The deep-tree spine keeps the server's order: its stubs are built around it.
+  var orderedFor = data.leafId;
+  function reorder() {
+    if (spine || orderedFor === leafId) return;
+    orderedFor = leafId;
+    var onPath = {}, holds = {}, pre = [], seen = {};
+    pathTo(leafId).forEach(function (e) { onPath[e.id] = true; });
+    var roots = data.entries.filter(function (e) { return !parentOf(e); });
+    var stack = roots.slice();
+    while (stack.length) {
+      var e = stack.pop();
+      if (seen[e.id]) continue;
+      seen[e.id] = true;
+      pre.push(e);
+      (kids[e.id] || []).forEach(function (k) { stack.push(k); });
+    }
+    for (var i = pre.length - 1; i >= 0; i--) {
+      var id = pre[i].id;
+      holds[id] = !!onPath[id] || (kids[id] || []).some(function (k) { return holds[k.id]; });
+    }
+    function activeFirst(list) {
+      return list.filter(function (e) { return holds[e.id]; })
+        .concat(list.filter(function (e) { return !holds[e.id]; }));
+    }
+    var ordered = [], done = {};
+    stack = activeFirst(roots).reverse();
+    while (stack.length) {
+      var cur = stack.pop();
+      if (done[cur.id]) continue;
+      done[cur.id] = true;
+      if (rowById[cur.id]) ordered.push(rowById[cur.id]);
+      activeFirst(kids[cur.id] || []).reverse().forEach(function (k) { stack.push(k); });
+    }
+    if (ordered.length !== rows.length) return;  // an odd file (a cycle): keep the server's order
+    ordered.forEach(function (a) { tree.appendChild(a); });
+    rows = ordered;
+  }
+
   function apply() {
+    reorder();
     var tokens = query.toLowerCase().split(/\s+/).filter(Boolean);
     var shown = {}, count = 0;
     rows.forEach(function (a) {
