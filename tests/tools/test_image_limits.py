@@ -162,3 +162,26 @@ async def test_prompt_images_are_prepared_for_the_current_model(tmp_path: Path, 
         "[Image: original 1200x900, displayed at 800x600. Multiply coordinates by 1.50 to map to original image.]\n"
         "[Image omitted: could not be resized below the inline image size limit.]"
     )
+
+
+def test_extension_provider_models_keep_their_limits(tmp_path: Path) -> None:
+    from pi_app.session.config import ProviderRegistration
+
+    reg = ModelRegistry(AuthStorage.in_memory(), None)
+    reg.register_provider(
+        "ext",
+        ProviderRegistration(
+            baseUrl="http://127.0.0.1:9/v1",
+            apiKey="k",
+            api="openai-completions",
+            models=[
+                {
+                    "id": "eye",
+                    "input": ["text", "image"],
+                    "inputLimits": {"images": {"resize": {"maxBytes": 1000}}},
+                }
+            ],
+        ),
+    )
+    eye = reg.find("ext", "eye")
+    assert eye is not None and resize_limits_for(eye) == ResizeLimits(max_bytes=1000)
