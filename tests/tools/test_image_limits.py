@@ -185,3 +185,41 @@ def test_extension_provider_models_keep_their_limits(tmp_path: Path) -> None:
     )
     eye = reg.find("ext", "eye")
     assert eye is not None and resize_limits_for(eye) == ResizeLimits(max_bytes=1000)
+
+
+async def test_the_provider_receives_the_image_resized_for_its_model(tmp_path: Path, loopback: Any) -> None:
+    """End to end over the wire: an OpenAI-compatible model whose models.json entry limits images to
+    800x600; the read tool's image reaches the (loopback) server at that size."""
+    from pi_app.ai.types import Model
+    from tests.loopback.openai_wire import chat_chunk, chat_stream, chat_text_stream, tool_delta
+
+    model = Model.model_validate(
+        {
+            "id": "vision",
+            "api": "openai-completions",
+            "provider": "local",
+            "baseUrl": loopback.url + "/v1",
+            "input": ["text", "image"],
+            "inputLimits": {"images": {"resize": SMALL}},
+        }
+    )
+    session = await make_session(tmp_path, model=model, api_key="k")
+    (tmp_path / "proj" / "shot.png").write_bytes(png((1200, 900)))
+    loopback.add(
+        chat_stream(
+            chat_chunk({"role": "assistant", "content": ""}),
+            chat_chunk(tool_delta(0, id="call_1", name="read", args='{"path": "shot.png"}')),
+            chat_chunk({}, "tool_calls"),
+        ),
+        chat_text_stream("seen"),
+    )
+    await session.prompt("look")
+    urls = [
+        part["image_url"]["url"]
+        for message in loopback.requests[1].json["messages"]
+        if isinstance(message.get("content"), list)
+        for part in message["content"]
+        if part.get("type") == "image_url"
+    ]
+    assert len(urls) == 1 and urls[0].startswith("data:image/")
+    assert size_of(urls[0].split(",", 1)[1]) == (800, 600)
