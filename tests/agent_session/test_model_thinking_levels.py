@@ -53,3 +53,20 @@ async def test_resume_keeps_the_sessions_level(tmp_path: Path, faux: Any) -> Non
     assert path is not None
     resumed = await make_session(tmp_path, settings=LEVELS, session=SessionManager.open(path))
     assert resumed.thinking_level == "medium"
+
+
+async def test_per_model_off_reaches_the_wire_as_the_models_value(tmp_path: Path, loopback: Any) -> None:
+    """modelThinkingLevels says "off" for a catalogue model whose thinkingLevelMap maps off to "none": the
+    request to the (loopback) server carries reasoning_effort "none"."""
+    from pi_app.ai.models import get_model
+    from tests.loopback.openai_wire import chat_text_stream
+
+    model = get_model("cerebras", "qwen-3.8-27b")
+    assert model is not None
+    model = model.model_copy(update={"baseUrl": loopback.url + "/v1"})
+    settings = {"defaultThinkingLevel": "high", "modelThinkingLevels": {"cerebras/qwen-3.8-27b": "off"}}
+    session = await make_session(tmp_path, settings=settings, model=model, api_key="k")
+    assert session.thinking_level == "off"
+    loopback.add(chat_text_stream("ok"))
+    await session.prompt("hi")
+    assert loopback.requests[0].json["reasoning_effort"] == "none"
