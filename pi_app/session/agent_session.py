@@ -67,6 +67,7 @@ from pi_app.tools.options import ToolOptions
 
 if TYPE_CHECKING:
     from pi_app.session.compaction.summarize import CompactionResult
+    from pi_app.tools.images import ResizeLimits
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,7 @@ class AgentSession:
         self._resources = resources
         self._resource_options = resource_options
         self._tool_options = tool_options
+        tool_options.image_limits = self.image_limits  # read resizes images for the current model
         self._base_system_prompt = agent.state.system_prompt
         self.hooks: SessionHooks = NO_HOOKS
         # tools beside the built-ins (SDK custom tools, extension tools), by name; active ones are in the agent
@@ -181,6 +183,13 @@ class AgentSession:
     @property
     def model(self) -> Model | None:
         return self.agent.state.model
+
+    def image_limits(self) -> ResizeLimits:
+        """How images entering the conversation now are resized: the model's ``inputLimits.images.resize``
+        over pi's defaults."""
+        from pi_app.tools.images import resize_limits_for
+
+        return resize_limits_for(self.model)
 
     @property
     def thinking_level(self) -> str:
@@ -358,8 +367,18 @@ class AgentSession:
             else:
                 await self._queue_input(expanded, images, follow_up=False)
             return
+        if images:
+            expanded, images = await self._prepare_images(expanded, images)
         message = UserMessage(content=[TextContent(text=expanded), *(images or [])])
         await self._start_run(message, expanded, images, accepted)
+
+    async def _prepare_images(self, text: str, images: list[ImageContent]) -> tuple[str, list[ImageContent]]:
+        """As pi: a prompt's images are resized for the current model (off the event loop), notes appended."""
+        from pi_app.tools.images import prepare_prompt_images
+
+        auto = bool(self.settings.settings.images.autoResize)
+        limits = self.image_limits()
+        return await asyncio.to_thread(prepare_prompt_images, text, images, auto_resize=auto, limits=limits)
 
     async def _start_run(
         self,
@@ -508,6 +527,8 @@ class AgentSession:
 
     # ------------------------------------------------------------------ queues
     async def _queue_input(self, text: str, images: list[ImageContent] | None, follow_up: bool) -> None:
+        if images:
+            text, images = await self._prepare_images(text, images)
         self._queue.add(text, images, follow_up)
         await self._emit_queue_update()
 

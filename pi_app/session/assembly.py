@@ -145,6 +145,8 @@ async def create_agent_session(
     level = thinking_level or explicit_level
     if level is None and has_existing and has_thinking_entry:
         level = existing.thinking_level
+    if level is None and not has_existing and chosen is not None:  # as pi: not on resume
+        level = settings.model_thinking_level(chosen.provider, chosen.id)
     if level is None:
         level = settings.settings.defaultThinkingLevel or DEFAULT_THINKING_LEVEL
     level = clamp_thinking_level(chosen, level) if chosen is not None else "off"

@@ -60,11 +60,17 @@ class ModelSelector:
         # As pi: the level carries over from a model that thinks; leaving one that does not (its level is
         # a forced "off"), the saved default applies.
         keep = previous is not None and previous.reasoning
-        level = explicit_level or (self.thinking_level if keep else self._settings.default_thinking_level)
+        # pi 1.6's modelThinkingLevels: the model's own startup level, which is not saved as the default
+        per_model = None if explicit_level else self._settings.model_thinking_level(model.provider, model.id)
+        level = (
+            explicit_level
+            or per_model
+            or (self.thinking_level if keep else self._settings.default_thinking_level)
+        )
         self._agent.set_model(model)
         self._sm.append_model_change(model.provider, model.id)
         self._settings.set_default_model_and_provider(model.provider, model.id)
-        self.set_thinking_level(level)
+        self._apply_thinking_level(level, persist=True, save_default=per_model is None)
         await self._announce(model, previous, source)
 
     async def cycle_model(self, direction: Literal["forward", "backward"] = "forward") -> Model | None:
@@ -114,14 +120,14 @@ class ModelSelector:
         """Set (clamped to the model); recorded in the session and as the default when it changes."""
         self._apply_thinking_level(level, persist=True)
 
-    def _apply_thinking_level(self, level: str, persist: bool) -> None:
+    def _apply_thinking_level(self, level: str, persist: bool, save_default: bool = True) -> None:
         model = self.model
         effective = clamp_thinking_level(model, level) if model is not None else "off"
         changing = effective != self._agent.state.thinking_level
         self._agent.set_thinking_level(effective)
         if persist and changing:
             self._sm.append_thinking_level_change(effective)
-            if (model is not None and model.reasoning) or effective != "off":
+            if save_default and ((model is not None and model.reasoning) or effective != "off"):
                 self._settings.set_default_thinking_level(effective)
         if changing:
             self._schedule(ThinkingLevelChangedEvent(effective))

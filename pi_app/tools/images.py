@@ -5,17 +5,22 @@ With auto-resize (pi's ``images.autoResize``, on by default) an image larger tha
 fit (EXIF orientation applied), encoded as PNG and as JPEG at falling qualities, and the smallest encoding
 under the byte limit wins; if none fits the image shrinks by a quarter and tries again. The text that goes
 with the image says what happened, in pi's words. Pillow is imported only when an image needs work.
+The limits are the current model's ``inputLimits.images.resize`` (pi 1.6's catalogue, models.json), each
+omitted field at pi's default.
 """
 
 from __future__ import annotations
 
 import base64
 import io
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from PIL.Image import Image
+
+    from pi_app.ai.types import ImageContent, Model
 
 SUPPORTED = ("image/png", "image/jpeg", "image/gif", "image/webp")
 CONVERT_FAILED = "[Image omitted: could not be converted to a supported inline image format.]"
@@ -30,6 +35,39 @@ class ResizeLimits:
     max_height: int = 2000
     max_bytes: int = int(4.5 * 1024 * 1024)
     jpeg_quality: int = 80
+
+    @classmethod
+    def from_input_limits(cls, input_limits: Mapping[str, Any] | None) -> ResizeLimits:
+        """A model's ``inputLimits.images.resize`` (pi's catalogue, models.json) with omitted fields at pi's
+        defaults. Values that are not positive whole numbers (or a JPEG quality above 100) are ignored:
+        models.json is validated where it is read, this only guards against an odd catalogue entry."""
+        images = input_limits.get("images") if isinstance(input_limits, Mapping) else None
+        resize = images.get("resize") if isinstance(images, Mapping) else None
+        if not isinstance(resize, Mapping):
+            return cls()
+        values: dict[str, int] = {}
+        for f in fields(cls):
+            key = _CAMEL[f.name]
+            value = resize.get(key)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                continue
+            if key == "jpegQuality" and value > 100:
+                continue
+            values[f.name] = value
+        return cls(**values)
+
+
+_CAMEL = {
+    "max_width": "maxWidth",
+    "max_height": "maxHeight",
+    "max_bytes": "maxBytes",
+    "jpeg_quality": "jpegQuality",
+}
+
+
+def resize_limits_for(model: Model | None) -> ResizeLimits:
+    """The resize profile for images entering the conversation with ``model`` (pi's defaults without one)."""
+    return ResizeLimits.from_input_limits(model.inputLimits if model is not None else None)
 
 
 @dataclass(frozen=True)
@@ -114,3 +152,31 @@ def prepare_image(
         if target_w == 1 and target_h == 1:
             return ImageRefused(RESIZE_FAILED)
         target_w, target_h = max(1, int(target_w * 0.75)), max(1, int(target_h * 0.75))
+
+
+def prepare_prompt_images(
+    text: str, images: Sequence[ImageContent], *, auto_resize: bool = True, limits: ResizeLimits | None = None
+) -> tuple[str, list[ImageContent]]:
+    """Images sent with a prompt (any front end, @file, RPC, extensions), prepared as pi does before they
+    enter the conversation: each one for the current model's limits; one that cannot be used is dropped.
+    What happened is noted after the text, a blank line apart."""
+    from pi_app.ai.types import ImageContent
+
+    out: list[ImageContent] = []
+    notes: list[str] = []
+    for image in images:
+        try:
+            data = base64.b64decode(image.data, validate=False)
+        except (ValueError, TypeError):
+            notes.append(CONVERT_FAILED)
+            continue
+        prepared = prepare_image(data, image.mimeType, auto_resize=auto_resize, limits=limits)
+        if isinstance(prepared, ImageRefused):
+            notes.append(prepared.message)
+            continue
+        if prepared.data == image.data and prepared.mime == image.mimeType:
+            out.append(image)  # untouched: keep the caller's object
+        else:
+            out.append(ImageContent(data=prepared.data, mimeType=prepared.mime))
+        notes.extend(prepared.hints)
+    return (f"{text}\n\n" + "\n".join(notes) if notes else text), out

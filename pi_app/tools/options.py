@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pi_app.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, GREP_MAX_LINE_LENGTH
+
+if TYPE_CHECKING:
+    from pi_app.tools.images import ResizeLimits
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,8 @@ class ToolOptions:
     shell_path: str | None = None
     #: pi's ``images.autoResize``: shrink images to 2000x2000 / 4.5 MiB before they are sent (tools/images.py).
     auto_resize_images: bool = True
+    #: The current model's image resize profile (``inputLimits.images.resize``); None = pi's defaults.
+    image_limits: Callable[[], ResizeLimits] | None = None
     #: Prepended to PATH for bash (pi puts ``~/.pi/agent/bin`` there). None = derive from the environment.
     bin_dir: str | None = None
     #: pi-python's ``bash.keepBackgroundProcesses``: let processes a command started in the background outlive

@@ -175,7 +175,10 @@ class ReadTool(AgentTool):
         from pi_app.tools.images import ImageRefused, prepare_image
 
         auto = self.options.auto_resize_images
-        prepared = await asyncio.to_thread(prepare_image, loaded.data, loaded.mime, auto_resize=auto)
+        limits = self.options.image_limits() if self.options.image_limits else None  # the model's, as pi
+        prepared = await asyncio.to_thread(
+            prepare_image, loaded.data, loaded.mime, auto_resize=auto, limits=limits
+        )
         check_abort(signal)
         if isinstance(prepared, ImageRefused):
             return AgentToolResult(

@@ -575,6 +575,7 @@ class PiApp(App[None]):
             data,
             sniff_image_mime(data[:32]),
             auto_resize=bool(self.session.settings.settings.images.autoResize),
+            limits=self.session.image_limits(),
         )
         if isinstance(prepared, ImageRefused):
             return prepared.message

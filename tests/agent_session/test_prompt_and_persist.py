@@ -269,7 +269,9 @@ async def test_block_images_setting(tmp_path, faux):
 
     s = await make_session(tmp_path, settings={"images": {"blockImages": True}})
     script = Script(faux, faux_text("ok"))
-    img = ImageContent(data="aGVsbG8=", mimeType="image/png")
+    # a real 1x1 PNG: prompt images are decoded and checked before they enter the conversation
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    img = ImageContent(data=png, mimeType="image/png")
     await s.prompt("look", images=[img, img])
     sent = script.agent_requests[0].messages[-1].content
     assert [c.text for c in sent] == ["look", "Image reading is disabled."]

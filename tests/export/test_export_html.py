@@ -73,7 +73,7 @@ def test_branched_fixture_export(tmp_path: Path) -> None:
     assert data["leafId"] == ids[-1]
     assert set(data["rendered"]) <= set(ids)
     # sidebar lists every entry of the tree, including the abandoned branch
-    assert re.findall(r'data-id="([^"]+)"', html.split('<nav id="tree">', 1)[1].split("</nav>")[0]) and all(
+    assert re.findall(r'data-id="([^"]+)"', html.split('<nav id="tree"', 1)[1].split("</nav>")[0]) and all(
         f'data-id="{i}"' in html for i in ids
     )
 

@@ -17,6 +17,7 @@ from typing import Any
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.json_parse import js_json
+from pi_app.ai.models import provider_thinking_value, supports_thinking_off
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.openai_common import (
     apply_on_payload,
@@ -296,8 +297,29 @@ def build_completions_params(model: Model, context: Context, options: StreamOpti
         params["enable_thinking"] = effort is not None
     elif model.reasoning and fmt == "qwen-chat-template":
         params["chat_template_kwargs"] = {"enable_thinking": effort is not None}
+    elif model.reasoning and fmt == "openrouter":
+        # one nested object; "off" is said explicitly unless the model cannot stop thinking
+        if effort:
+            params["reasoning"] = {"effort": effort}
+        elif supports_thinking_off(model):
+            params["reasoning"] = {"effort": provider_thinking_value(model, "off") or "none"}
+    elif model.reasoning and fmt == "deepseek":
+        if effort:
+            params["thinking"] = {"type": "enabled"}
+            if compat["supportsReasoningEffort"]:
+                params["reasoning_effort"] = effort
+        elif supports_thinking_off(model):
+            params["thinking"] = {"type": "disabled"}
+    elif model.reasoning and fmt == "together":
+        params["reasoning"] = {"enabled": effort is not None}
+        if effort and compat["supportsReasoningEffort"]:
+            params["reasoning_effort"] = effort
     elif effort and model.reasoning and compat["supportsReasoningEffort"]:
         params["reasoning_effort"] = (compat["reasoningEffortMap"] or {}).get(effort, effort)
+    elif model.reasoning and compat["supportsReasoningEffort"]:
+        # thinking off: the model's own value for it where its thinkingLevelMap names one (e.g. "none")
+        if (off := provider_thinking_value(model, "off")) is not None:
+            params["reasoning_effort"] = off
 
     url = model.baseUrl or ""
     routing = (model.compat or {}).get("openRouterRouting")

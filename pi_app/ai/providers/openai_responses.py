@@ -17,6 +17,7 @@ from typing import Any
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.json_parse import js_json
+from pi_app.ai.models import provider_thinking_value
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.openai_common import (
     apply_on_payload,
@@ -220,6 +221,8 @@ def build_responses_params(model: Model, context: Context, options: StreamOption
         if effort:
             params["reasoning"] = {"effort": effort, "summary": "auto"}
             params["include"] = ["reasoning.encrypted_content"]
+        elif (off := provider_thinking_value(model, "off")) is not None:
+            params["reasoning"] = {"effort": off}  # thinking off, in the model's own value (e.g. "none")
         elif model.name.startswith("gpt-5"):
             items.append({"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]})
     return params

@@ -72,6 +72,46 @@ class PartialCost(_Open):
     cacheWrite: float | None = None
 
 
+class ImageResize(_Open):
+    maxWidth: int | None = Field(default=None, ge=1)
+    maxHeight: int | None = Field(default=None, ge=1)
+    maxBytes: int | None = Field(default=None, ge=1)  # of the base64 payload
+    jpegQuality: int | None = Field(default=None, ge=1, le=100)
+
+
+class ImageInputLimits(_Open):
+    resize: ImageResize | None = None
+    maxPerMessage: int | None = Field(default=None, ge=1)
+    maxPerRequest: int | None = Field(default=None, ge=1)
+
+
+class InputLimits(_Open):
+    """pi's ``inputLimits``: the resize profile images get before they enter the conversation, and hard
+    request limits (recorded; pi does not act on them yet either)."""
+
+    maxRequestBytes: int | None = Field(default=None, ge=1)
+    images: ImageInputLimits | None = None
+
+
+def input_limits_dict(limits: InputLimits | None) -> dict[str, Any] | None:
+    return limits.model_dump(exclude_none=True) if limits is not None else None
+
+
+def merge_input_limits(base: dict[str, Any] | None, override: InputLimits | None) -> dict[str, Any] | None:
+    """pi's merge: override keys win; ``images`` and its ``resize`` merge one level down each."""
+    over = input_limits_dict(override)
+    if not over:
+        return base
+    merged = {**(base or {}), **over}
+    if "images" in over:
+        base_images = (base or {}).get("images") or {}
+        images = {**base_images, **over["images"]}
+        if "resize" in over["images"]:
+            images["resize"] = {**(base_images.get("resize") or {}), **over["images"]["resize"]}
+        merged["images"] = images
+    return merged
+
+
 class ModelDefinition(_Open):
     id: str = Field(min_length=1)
     name: str | None = Field(default=None, min_length=1)
@@ -85,6 +125,7 @@ class ModelDefinition(_Open):
     maxTokens: int | None = None
     headers: dict[str, str] | None = None
     compat: OpenAICompat | None = None
+    inputLimits: InputLimits | None = None
 
 
 class ModelOverride(_Open):
@@ -97,6 +138,7 @@ class ModelOverride(_Open):
     maxTokens: int | None = None
     headers: dict[str, str] | None = None
     compat: OpenAICompat | None = None
+    inputLimits: InputLimits | None = None
 
 
 class ProviderConfig(_Open):
@@ -211,6 +253,7 @@ def _build_models(config: ModelsConfig) -> list[Model]:
                     maxTokens=definition.maxTokens or 16384,
                     headers=headers,
                     compat=merge_compat(compat_dict(provider.compat), compat_dict(definition.compat)),
+                    inputLimits=input_limits_dict(definition.inputLimits),
                 )
             )
     return out
@@ -300,4 +343,5 @@ def apply_model_override(model: Model, override: ModelOverride) -> Model:
         if resolved:
             result.headers = {**(result.headers or {}), **resolved}
     result.compat = merge_compat(result.compat, compat_dict(override.compat))
+    result.inputLimits = merge_input_limits(result.inputLimits, override.inputLimits)
     return result

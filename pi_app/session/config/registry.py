@@ -20,6 +20,7 @@ from pi_app.session.config.models_config import (
     CustomModels,
     ModelDefinition,
     apply_model_override,
+    input_limits_dict,
     level_map,
     load_models_config,
     merge_compat,
@@ -229,6 +230,7 @@ class ModelRegistry:
                         maxTokens=definition.maxTokens or 16384,
                         headers=model_headers,
                         compat=definition.compat.model_dump(exclude_none=True) if definition.compat else None,
+                        inputLimits=input_limits_dict(definition.inputLimits),
                     )
                 )
         elif reg.baseUrl:

@@ -401,6 +401,10 @@ class SettingsManager:
     def default_thinking_level(self) -> str:
         return self._settings.defaultThinkingLevel or DEFAULT_THINKING_LEVEL
 
+    def model_thinking_level(self, provider: str, model_id: str) -> str | None:
+        """``modelThinkingLevels["provider/modelId"]``: the model's own startup level, if set."""
+        return (self._settings.modelThinkingLevels or {}).get(f"{provider}/{model_id}")
+
     @property
     def theme(self) -> str:
         return self._settings.theme or "dark"

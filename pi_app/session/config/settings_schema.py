@@ -112,6 +112,8 @@ class Settings(_Section):
     defaultProvider: str | None = None
     defaultModel: str | None = None
     defaultThinkingLevel: ThinkingLevelSetting | None = None  # unset: DEFAULT_THINKING_LEVEL
+    # startup level per model, keyed by exact "provider/modelId" (pi 1.6); beats defaultThinkingLevel
+    modelThinkingLevels: dict[str, ThinkingLevelSetting] | None = None
     hideThinkingBlock: bool = False
     thinkingBudgets: ThinkingBudgetsSettings | None = None
     # UI & display

@@ -1,8 +1,10 @@
 """Session export: one self-contained HTML page (``pi --export``, ``/export``) or a copy of the JSONL file.
 
 The page holds the header and stats, the optional system prompt and tool list, the active branch rendered
-server side (readable without JavaScript) and a sidebar with the whole tree; a small script re-renders
-the message column for whichever tree node is clicked, from the entries embedded as JSON.
+server side (readable without JavaScript) and a sidebar with the whole tree. A small script (our own)
+re-renders the message column for the branch through whichever tree node is clicked, from the entries
+embedded as JSON, and narrows the tree with pi's search box and filters (default / no-tools / user /
+labeled / all).
 """
 
 from __future__ import annotations

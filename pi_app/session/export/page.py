@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..jsontext import dumps
-from ..store.context import index_entries, path_to_root
+from ..store.context import index_entries, labels_of, path_to_root
 from .assets import CSS, JS
 from .render import Entry, esc, render_entry, tool_results_by_call
 from .tree import render_tree
@@ -182,6 +182,21 @@ def theme_css(theme_name: str) -> str:
     return f":root {{\n{variables}\n}}\n{CSS}\n{syntax}\n"
 
 
+# pi's sidebar filters: (data-filter, label, what it keeps)
+FILTERS = (
+    ("default", "Default", "Hide settings entries"),
+    ("no-tools", "No-tools", "Default minus tool results"),
+    ("user-only", "User", "Only user messages"),
+    ("labeled-only", "Labeled", "Only labeled entries"),
+    ("all", "All", "Show everything"),
+)
+FILTER_BUTTONS = "".join(
+    f'<button type="button" class="filter-btn{" active" if key == "default" else ""}" data-filter="{key}" '
+    f'title="{title}" aria-pressed="{"true" if key == "default" else "false"}">{label}</button>'
+    for key, label, title in FILTERS
+)
+
+
 def build_page(
     header: Mapping[str, Any],
     entries: list[Entry],
@@ -206,6 +221,7 @@ def build_page(
         "systemPrompt": system_prompt,
         "tools": [dict(t) for t in tools] if tools else None,
         "rendered": rendered,
+        "labels": labels_of(entries),
     }
     messages = "\n".join(rendered[e["id"]] for e in active if e["id"] in rendered)
     title = f"Session {header.get('id', '')}" + (f" - {name}" if name else "")
@@ -222,9 +238,12 @@ def build_page(
 <body>
 <div id="app">
 <aside id="sidebar"><h2>Session tree ({len(entries)} entries) — click an entry to show its branch</h2>
-<nav id="tree">
+<div id="tree-controls" hidden>
+<input type="search" id="tree-search" placeholder="Search..." aria-label="Search the session tree">
+<div id="tree-filters" role="group" aria-label="Tree filter">{FILTER_BUTTONS}</div>
+</div>
 {render_tree(entries, active_ids, leaf_id)}
-</nav></aside>
+<div id="tree-status"></div></aside>
 <main id="content">
 {render_header(header, compute_stats(entries), name)}
 {render_system_and_tools(system_prompt, tools)}

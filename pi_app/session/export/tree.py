@@ -207,9 +207,20 @@ def tool_calls_by_id(entries: list[Entry]) -> dict[str, dict[str, Any]]:
 
 
 def render_tree(entries: list[Entry], active_ids: set[str], leaf_id: str | None) -> str:
+    """The sidebar's ``<nav>``: one link per entry in tree order (parents first), which the page script
+    filters and re-indents; ``data-layout`` says whether the deep-tree spine layout was used."""
+    flat = flatten_tree(entries, active_ids)
+    layout = "spine" if any(r.stub_size for r in flat) else "plain"
+    return (
+        f'<nav id="tree" data-layout="{layout}" data-indent-cap="{INDENT_CAP}">\n'
+        f"{_tree_rows(entries, flat, leaf_id)}\n</nav>"
+    )
+
+
+def _tree_rows(entries: list[Entry], flat: list[TreeRow], leaf_id: str | None) -> str:
     tool_calls = tool_calls_by_id(entries)
     rows = []
-    for row in flatten_tree(entries, active_ids):
+    for row in flat:
         eid = str(row.entry["id"])
         classes = ["tree-node"]
         if row.on_active_path:
@@ -227,7 +238,7 @@ def render_tree(entries: list[Entry], active_ids: set[str], leaf_id: str | None)
             rows.append(
                 f'<details class="tree-stub"><summary style="padding-left:{pad};cursor:pointer;'
                 f'white-space:nowrap;overflow:hidden;text-overflow:ellipsis">'
-                f'<span class="tree-muted">└⊞ {size} ·</span> '
+                f'<span class="tree-muted tree-stub-size">└⊞ {size} ·</span> '
                 f'<a class="{" ".join(classes)}" href="?leafId={esc(eid)}" data-id="{esc(eid)}" '
                 f'style="display:inline;padding:0">{node_html(row.entry, row.label, tool_calls)}</a></summary>'
             )
