@@ -166,12 +166,16 @@ async def test_max_tokens_field_and_no_usage_in_streaming(loopback):
     assert "strict" not in body["tools"][0]["function"]
 
 
-@pytest.mark.parametrize("level,expected", [("medium", True), (None, False)])
-async def test_zai_enable_thinking(loopback, level, expected):
+@pytest.mark.parametrize(
+    "level,expected",
+    [("medium", {"type": "enabled", "clear_thinking": False}), (None, {"type": "disabled"})],
+)
+async def test_zai_thinking_object(loopback, level, expected):
     loopback.add(chat_text_stream("ok"))
     await run(make_model(loopback.url, provider="zai", reasoning=True), reasoning=level)
     body = loopback.requests[0].json
-    assert body["enable_thinking"] is expected and "reasoning_effort" not in body
+    # pi 1.6's shape; Z.ai's compat has no reasoning_effort
+    assert body["thinking"] == expected and "reasoning_effort" not in body and "enable_thinking" not in body
 
 
 async def test_qwen_chat_template(loopback):

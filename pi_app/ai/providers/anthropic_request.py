@@ -10,7 +10,7 @@ import os
 import re
 from typing import Any
 
-from pi_app.ai.models import provider_thinking_value
+from pi_app.ai.models import provider_thinking_value, supports_thinking_off
 from pi_app.ai.options import DEFAULT_THINKING_BUDGETS, StreamOptions
 from pi_app.ai.providers.http_common import default_max_tokens, merge_headers, sanitize_surrogates
 from pi_app.ai.transcript import ResolvedTranscript, system_text
@@ -295,9 +295,14 @@ def build_payload(
             )
             payload["max_tokens"] = max_tokens
             payload["thinking"] = {"type": "enabled", "budget_tokens": budget}
-    elif options.temperature is not None:
-        # Anthropic rejects a temperature together with extended thinking.
-        payload["temperature"] = options.temperature
+    else:
+        if model.reasoning and supports_thinking_off(model):
+            # pi 1.6 says "off" explicitly (the model's default may be to think); not for models whose
+            # thinking cannot be turned off
+            payload["thinking"] = {"type": "disabled"}
+        if options.temperature is not None:
+            # Anthropic rejects a temperature together with extended thinking.
+            payload["temperature"] = options.temperature
 
     user_id = (options.metadata or {}).get("user_id")
     if isinstance(user_id, str):

@@ -293,7 +293,12 @@ def build_completions_params(model: Model, context: Context, options: StreamOpti
 
     effort = reasoning_effort(model, options.reasoning)
     fmt = compat["thinkingFormat"]
-    if model.reasoning and fmt in ("zai", "qwen"):
+    if model.reasoning and fmt == "zai":
+        # pi 1.6's Z.ai shape: a thinking object (kept thinking across turns), effort only where supported
+        params["thinking"] = {"type": "enabled", "clear_thinking": False} if effort else {"type": "disabled"}
+        if effort and compat["supportsReasoningEffort"]:
+            params["reasoning_effort"] = effort
+    elif model.reasoning and fmt == "qwen":
         params["enable_thinking"] = effort is not None
     elif model.reasoning and fmt == "qwen-chat-template":
         params["chat_template_kwargs"] = {"enable_thinking": effort is not None}
