@@ -306,7 +306,10 @@ def _highlight(code: str, language: str) -> Content:
     switch, and the result holds only `$pi-syntax-*` references, so it is the same for every theme."""
     from textual.highlight import highlight
 
-    return highlight(code, language=language or None, theme=PiHighlightTheme)
+    # A fence without a language is plain text: Textual would guess one from the content, and the first
+    # guess imports every Pygments lexer (about half a second, on the event loop) and each later one tries
+    # them all.
+    return highlight(code, language=language or "text", theme=PiHighlightTheme)
 
 
 class PiMarkdown(Markdown):

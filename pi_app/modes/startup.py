@@ -322,10 +322,10 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         from pi_app.session.trust import skipped_notice
 
         warn.append(skipped_notice(cfg.trust))  # said once; the TUI asks instead when undecided
-    if interactive or mode == "rpc":
+    if mode == "rpc" and not interactive:
         from pi_app.modes import startup_gc
 
-        startup_gc.resume()  # long-lived modes collect as usual from here on
+        startup_gc.resume()  # a long-lived mode collects as usual from here on (the app settles its own)
     return Launch(args, cfg, session, first, images, rest, warn, runner)
 
 

@@ -4,8 +4,9 @@ Startup allocates ~100k objects that live until exit (module dicts, our pydantic
 ~700 pydantic classes) and frees almost none, so the collections the allocations trigger are wasted work
 (~40 ms of ``pi -p``). The same objects are walked again by the collections of interpreter shutdown
 (~150 ms with the OpenAI SDK loaded). So: no automatic collection until the first reply has started to
-arrive (the SDK is imported by then), then everything alive is moved to the permanent generation and
-collection resumes as normal; at exit the same freeze spares shutdown the walk.
+arrive (the SDK is imported by then; in the app: once its first frame is drawn and the SDK warmed, see
+:func:`settle`), then everything alive is moved to the permanent generation and collection resumes as
+normal; at exit the same freeze spares shutdown the walk.
 """
 
 from __future__ import annotations
@@ -30,6 +31,24 @@ def resume() -> None:
         _paused = False
         gc.freeze()
         gc.enable()
+
+
+_settled = False
+
+
+def settle() -> None:
+    """A long-lived front end is up (the app's first frame is drawn and its provider SDK imported): what
+    is alive now lives until exit, so it is frozen out of the collector's reach, once. Without this the
+    full collections a long answer triggers walk every module, class and widget of the app (0.1–0.3 s
+    each, on the event loop, while keys wait)."""
+    global _settled
+    if _settled:
+        return
+    _settled = True
+    if _paused:
+        resume()
+    else:
+        gc.freeze()
 
 
 def is_paused() -> bool:

@@ -19,6 +19,7 @@ from textual.widget import Widget
 import themes
 from pi_app.ai.text import text_of
 from pi_app.ai.types import ImageContent, UserMessage
+from pi_app.modes import startup_gc
 from pi_app.session.results import Cancelled
 from pi_app.tools.file_index import FileIndex
 from pi_app.tui.bridge import EventBridge
@@ -288,7 +289,9 @@ class PiApp(App[None]):
         self.refresh_footer()
         self.editor.focus()
         if self.options.warm_imports and not self.options.test_mode:
-            self.call_after_refresh(self._warm_provider_import)
+            self.call_after_refresh(self._warm_provider_import)  # settles the collector when done
+        elif not self.options.test_mode:
+            self.call_after_refresh(startup_gc.settle)
         self._bind_extensions()
         trust = self.options.trust
         if trust is not None and trust.trusted is None:  # undecided: ask before project resources load
@@ -439,14 +442,15 @@ class PiApp(App[None]):
     def _warm_provider_import(self) -> None:
         """Import the current model's provider module off the UI path (SDK imports cost up to ~1.5 s)."""
         model = self.session.model
-        if model is None:
-            return
-        from pi_app.ai.stream import get_provider
-
         try:
-            get_provider(model.api)
+            if model is not None:
+                from pi_app.ai.stream import get_provider
+
+                get_provider(model.api)
         except Exception:  # unknown api or a broken SDK install: the first request will report it
-            return
+            pass
+        finally:
+            startup_gc.settle()  # startup is over (idempotent: a model switch warms again)
 
     def on_model_changed(self) -> None:
         self.editor.thinking_level = self.session.thinking_level or "off"
