@@ -136,9 +136,10 @@ class ChatLog(VerticalScroll, can_focus=True):
         widgets = list(widgets)
         if len(widgets) >= self.GUTTER_BATCH:
             self.reserve_gutter()
-        if self.first_paint and len(widgets) > self.first_paint and not self.items and not self._deferred:
-            self._deferred = widgets[: -self.first_paint]
-            widgets = widgets[-self.first_paint :]
+        first = self._first_paint_count()
+        if first and len(widgets) > first and not self.items and not self._deferred:
+            self._deferred = widgets[:-first]
+            widgets = widgets[-first:]
             self.call_after_refresh(self._mount_deferred)
         with self.app.batch_update():
             await self.mount_all(widgets)
@@ -146,6 +147,14 @@ class ChatLog(VerticalScroll, can_focus=True):
             self.new_count += len(widgets)
             self._update_badge()
         await self._prune()
+
+    def _first_paint_count(self) -> int:
+        """Entries mounted before the first frame: enough to fill the screen (every entry takes at least a
+        line and its margin), at most ``first_paint``; the rest appear above them right after."""
+        if not self.first_paint:
+            return 0
+        rows = self.app.size.height if self.is_attached else 0
+        return min(self.first_paint, max(10, rows // 2)) if rows else self.first_paint
 
     @property
     def settled(self) -> bool:
