@@ -29,11 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 
-from pi_app.session.messages import iso_to_ms
 from pi_app.session.store.record import bulk
 
 from .entry_text import (
-    SETTINGS_TYPES,
     DisplayText,
     ToolCallInfo,
     display_text,
@@ -54,7 +52,8 @@ from .navigation import (
     spine_fork_down,
     spine_fork_up,
 )
-from .peek import message_facts, tree_fields
+from .peek import tree_fields
+from .structure import TreeShape
 
 if TYPE_CHECKING:
     from pi_app.session.store import SessionManager
@@ -104,57 +103,8 @@ def shifted_prefix(prefix: str, left: int) -> str:
     return f"{marker}‹{gutters[cut + 1 :] if cut < len(gutters) else ''}{conn}"
 
 
-_UNPLACED = -2
 # spine layout work item: (node, parent row-node, real gutter depth, last gutters, connector, on the spine)
 _Work = tuple[int, int, int, tuple[bool, ...], str, bool]
-
-
-class _Node:
-    __slots__ = (
-        "id",
-        "parent",
-        "parent_id",
-        "timestamp",
-        "depth",
-        "children",
-        "kids",
-        "entry",
-        "kind",
-        "role",
-        "settings",
-        "hidden_assistant",
-        "_shown",
-        "_search",
-    )
-
-    def __init__(self, entry: Any, entry_id: str, kind: str, parent_id: Any, timestamp: str) -> None:
-        self.id = entry_id
-        self.entry = entry
-        self.parent = _UNPLACED  # preorder index of the parent in the full tree, -1 for roots
-        self.parent_id = parent_id
-        self.timestamp = timestamp
-        self.depth = 0
-        self.children: list[int] = []
-        self.kids: list[_Node] | None = None  # while building: child nodes in file order
-        self.kind = kind
-        self.role: str | None = None
-        self.settings = kind in SETTINGS_TYPES
-        self.hidden_assistant = False
-        self._shown: DisplayText | None = None
-        self._search: str | None = None
-
-
-def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
-    """``entry_id``, or the first ancestor of it that is not a skipped entry (bounded: ids may loop)."""
-    for _ in range(len(skipped) + 1):
-        if not isinstance(entry_id, str) or entry_id not in skipped:
-            return entry_id
-        entry_id = skipped[entry_id]
-    return None
-
-
-def _ts(node: _Node) -> int:
-    return iso_to_ms(node.timestamp)
 
 
 # How far up a tool result looks for the assistant turn that made its call (results follow their call).
@@ -200,13 +150,15 @@ class TreeModel:
         # Tool calls by id, filled lazily from the assistant turns above the tool results that get shown.
         self.tool_calls: dict[str, ToolCallInfo] = {}
         self._calls_read: set[int] = set()
-        self._nodes: list[_Node] = []
-        self._index: dict[str, int] = {}
         self._passes_cache: dict[str, list[bool]] = {}
         self._warm_at = 0
         self.entry_count = len(entries)
-        with bulk():  # tens of thousands of small acyclic objects: no cyclic GC passes while creating them
-            self._build(entries)
+        with bulk():
+            self._t = TreeShape(entries)
+        self._index = self._t.index
+        n = len(self._t)
+        self._shown_at: list[DisplayText | None] = [None] * n  # display text per entry, made when drawn
+        self._search_at: list[str | None] = [None] * n  # search text per entry, made when searched
         self._path: set[int] = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
         self._anchor = self._active_anchor()
         # per-refresh state
@@ -222,7 +174,6 @@ class TreeModel:
         self.spine = False  # the spine layout is in use
         self._spine_forks: list[int] = []  # rows of fork points on the spine, ascending
         self._side_roots: set[int] = set()
-        self._sizes: list[int] | None = None
         self._laid_out: tuple[Any, ...] = ()  # the _rows_key() the rows were laid out for
         # (layout generation, first row that changed in it): lets the list keep drawn rows above a splice
         self.layout_change: tuple[int, int] = (0, 0)
@@ -269,15 +220,16 @@ class TreeModel:
         if filter_mode not in FILTERS:
             raise ValueError(f"Unknown tree filter {filter_mode!r}; expected one of {', '.join(FILTERS)}")
         if home != self.home:
-            for node in self._nodes:
-                node._shown = node._search = None
+            n = len(self._t)
+            self._shown_at = [None] * n
+            self._search_at = [None] * n
             self._warm_at = 0
         new_labels = dict(labels or {})
         if new_labels != self.labels:
             for eid in set(new_labels.items()) ^ set(self.labels.items()):
                 idx = self._index.get(eid[0])
                 if idx is not None:
-                    self._nodes[idx]._search = None
+                    self._search_at[idx] = None
             self._passes_cache.pop("labeled-only", None)
             self._warm_at = 0
         home_changed = home != self.home
@@ -315,129 +267,56 @@ class TreeModel:
         )
 
     # ------------------------------------------------------------------ building
-    def _build(self, entries: Sequence[Any]) -> None:
-        by_id: dict[str, _Node] = {}
-        order: list[_Node] = []
-        # pi 1.6's usage entries (e.g. cache warming) are accounting, never rows: their children hang on the
-        # nearest shown ancestor, and a usage entry as the leaf marks that ancestor active.
-        skipped: dict[str, Any] = {}
-        for e in entries:
-            eid, kind, parent_id, timestamp = tree_fields(e)
-            if kind == "usage":
-                skipped.setdefault(eid, parent_id)
-                continue
-            if eid in by_id:  # duplicate id: the first one wins, like the store's index
-                continue
-            node = _Node(e, eid, kind, parent_id, timestamp)
-            by_id[eid] = node
-            order.append(node)
-            if kind == "message":
-                node.role, node.hidden_assistant = message_facts(e)
-                # The tool-set log (role "system") is bookkeeping, like model changes: shown under "all".
-                node.settings = node.settings or node.role == "system"
-        roots: list[_Node] = []
-        for node in order:
-            parent = _through(skipped, node.parent_id)
-            up = by_id.get(parent) if isinstance(parent, str) and parent != node.id else None
-            if up is None:
-                roots.append(node)
-            elif up.kids is None:
-                up.kids = [node]
-            else:
-                up.kids.append(node)
-        for node in order:
-            if node.kids is not None and len(node.kids) > 1:
-                node.kids.sort(key=_ts)
-        if len(roots) > 1:
-            roots.sort(key=_ts)
-        self._dfs(roots)
-        # Entries caught in a parent cycle are reachable from no root: each unplaced one starts a new root.
-        if len(self._nodes) < len(order):
-            for node in order:
-                if node.parent == _UNPLACED:
-                    self._dfs([node])
-        for eid in skipped:
-            shown = self._index.get(_through(skipped, eid))
-            if shown is not None:
-                self._index.setdefault(eid, shown)
-
-    def _dfs(self, roots: list[_Node]) -> None:
-        """Preorder, children oldest first; a chain of only children is walked without the stack."""
-        nodes = self._nodes
-        index = self._index
-        stack: list[tuple[_Node, int]] = [(r, -1) for r in reversed(roots)]
-        while stack:
-            node, parent = stack.pop()
-            while node.parent == _UNPLACED:
-                idx = len(nodes)
-                node.parent = parent
-                nodes.append(node)
-                index[node.id] = idx
-                if parent >= 0:
-                    up = nodes[parent]
-                    up.children.append(idx)
-                    node.depth = up.depth + 1
-                kids = node.kids
-                if kids is None:
-                    break
-                if len(kids) > 1:
-                    stack.extend((c, idx) for c in reversed(kids[1:]))
-                node, parent = kids[0], idx
-
     def _active_anchor(self) -> int:
         """Where ``← active`` goes when the leaf row is filtered out: the leaf's nearest ancestor that is
         conversation (a leaf that is a label or model change sits, for the reader, on the message before it)."""
         i = self._index.get(self.leaf_id) if self.leaf_id else None
+        t = self._t
         while i is not None and i >= 0:
-            node = self._nodes[i]
-            if not (node.settings or node.hidden_assistant):
+            if not (t.settings[i] or t.hidden[i]):
                 return i
-            i = node.parent
+            i = t.parent[i]
         return -1
 
     def _path_indices(self, idx: int | None) -> list[int]:
-        out: list[int] = []
-        while idx is not None and idx >= 0:
-            out.append(idx)
-            idx = self._nodes[idx].parent
-        out.reverse()
-        return out
+        return self._t.path(idx)
 
     # ------------------------------------------------------------------ per-node text (lazy)
     def _shown(self, i: int) -> DisplayText:
-        node = self._nodes[i]
-        if node._shown is None:
-            if node.role == "toolResult":
+        shown = self._shown_at[i]
+        if shown is None:
+            if self._t.role[i] == "toolResult":
                 self._find_call(i)
-            node._shown = display_text(node.entry, self.tool_calls, self.home)
-        return node._shown
+            shown = self._shown_at[i] = display_text(self._t.entries[i], self.tool_calls, self.home)
+        return shown
 
     def _find_call(self, i: int) -> None:
         """Read the tool calls of the assistant turns above tool result ``i`` until its call is known."""
-        msg = self._nodes[i].entry.get("message")
+        t = self._t
+        msg = t.entries[i].get("message")
         call_id = str(msg.get("toolCallId", "")) if isinstance(msg, dict) else ""
-        j = self._nodes[i].parent
+        j = t.parent[i]
         steps = 0
         while call_id not in self.tool_calls and j >= 0 and steps < CALL_LOOKUP_DEPTH:
-            node = self._nodes[j]
-            if node.role == "assistant" and j not in self._calls_read:
+            if t.role[j] == "assistant" and j not in self._calls_read:
                 self._calls_read.add(j)
-                up = node.entry.get("message")
+                up = t.entries[j].get("message")
                 if isinstance(up, dict):
                     self.tool_calls.update(tool_calls_of(up))
-            j = node.parent
+            j = t.parent[j]
             steps += 1
 
     def _search(self, i: int) -> str:
-        node = self._nodes[i]
-        if node._search is None:
-            node._search = search_text(node.entry, self._shown(i), self.labels.get(node.id))
-        return node._search
+        text = self._search_at[i]
+        if text is None:
+            t = self._t
+            text = self._search_at[i] = search_text(t.entries[i], self._shown(i), self.labels.get(t.ids[i]))
+        return text
 
     def warm_search(self, limit: int | None = None) -> bool:
         """Build search text for up to ``limit`` more entries (all when None); True once every entry has it.
         The screen calls this in small slices while the user reads, so the first keystroke finds it ready."""
-        n = len(self._nodes)
+        n = len(self._t)
         end = n if limit is None else min(n, self._warm_at + limit)
         search = self._search
         for i in range(self._warm_at, end):
@@ -447,18 +326,18 @@ class TreeModel:
 
     # ------------------------------------------------------------------ filtering and layout
     def _passes(self, i: int) -> bool:
-        node = self._nodes[i]
+        t = self._t
         mode = self.filter_mode
-        if node.hidden_assistant and mode != "all" and node.id != self.leaf_id:
+        if t.hidden[i] and mode != "all" and t.ids[i] != self.leaf_id:
             return False
         if mode == "default":
-            return not node.settings
+            return not t.settings[i]
         if mode == "no-tools":
-            return not node.settings and node.role != "toolResult"
+            return not t.settings[i] and t.role[i] != "toolResult"
         if mode == "user-only":
-            return node.role == "user"
+            return t.role[i] == "user"
         if mode == "labeled-only":
-            return node.id in self.labels
+            return t.ids[i] in self.labels
         return True
 
     def _passes_all(self) -> list[bool]:
@@ -467,31 +346,31 @@ class TreeModel:
         out = self._passes_cache.get(mode)
         if out is None:
             passes = self._passes
-            out = self._passes_cache[mode] = [passes(i) for i in range(len(self._nodes))]
+            out = self._passes_cache[mode] = [passes(i) for i in range(len(self._t))]
         return out
 
     def _refresh(self) -> None:
-        nodes = self._nodes
-        n = len(nodes)
+        parent, size = self._t.parent, self._t.size
+        n = len(parent)
         terms = self.query.lower().split()
         folded_idx = {self._index[f] for f in self.folded if f in self._index}
-        skip = [False] * n if folded_idx else None
         near = [-1] * n  # nearest visible ancestor-or-self
         visible: list[int] = []
         vparent: dict[int, int] = {}
         vchildren: dict[int, list[int]] = {-1: []}
         passes = self._passes_all()
         search = self._search
-        for i in range(n):
-            p = nodes[i].parent
-            if skip is not None and p >= 0 and (skip[p] or p in folded_idx):
-                skip[i] = True
-                near[i] = near[p]
-                continue
+        search_at = self._search_at
+        i = -1
+        while i + 1 < n:
+            # the entries under a folded one are skipped whole (preorder: its subtree is the next size-1)
+            i = i + size[i] if i >= 0 and i in folded_idx else i + 1
+            if i >= n:
+                break
+            p = parent[i]
             ok = passes[i]
             if ok and terms:
-                node = nodes[i]
-                text = node._search
+                text = search_at[i]
                 if text is None:
                     text = search(i)
                 ok = all(t in text for t in terms)
@@ -566,7 +445,7 @@ class TreeModel:
         prefixes: list[str] = []
         vchildren = self._vchildren
         folded = self.folded
-        nodes = self._nodes
+        ids = self._t.ids
 
         def gutter_text(g: tuple[bool, ...]) -> str:
             s = cache.get(g)
@@ -580,7 +459,7 @@ class TreeModel:
             base = gutters[vp] if vp >= 0 else ()
             if len(siblings) > 1:
                 last = siblings[-1] == i
-                mid = FOLDED if nodes[i].id in folded else FOLDABLE if i in vchildren else "─"
+                mid = FOLDED if ids[i] in folded else FOLDABLE if i in vchildren else "─"
                 prefixes.append(f"{gutter_text(base)}{'└' if last else '├'}{mid} ")
                 gutters[i] = (*base, not last)
             else:
@@ -589,7 +468,7 @@ class TreeModel:
         return prefixes
 
     def _is_folded(self, i: int) -> bool:
-        nid = self._nodes[i].id
+        nid = self._t.ids[i]
         if nid in self.folded:
             return True
         # side branches start folded in the spine layout, except while searching (the matches must show)
@@ -720,17 +599,8 @@ class TreeModel:
         self._remember()
 
     def _subtree_size(self, i: int) -> int:
-        """Entries in the full tree under ``i`` (itself included); sizes are computed once, on first need."""
-        sizes = self._sizes
-        if sizes is None:
-            nodes = self._nodes
-            sizes = [1] * len(nodes)
-            for k in range(len(nodes) - 1, -1, -1):
-                p = nodes[k].parent
-                if p >= 0:
-                    sizes[p] += sizes[k]
-            self._sizes = sizes
-        return sizes[i]
+        """Entries in the full tree under ``i`` (itself included)."""
+        return self._t.size[i]
 
     def _nearest_row(self, entry_id: str | None) -> int:
         """Row of ``entry_id`` or of its nearest visible ancestor; else the last row (pi)."""
@@ -741,12 +611,12 @@ class TreeModel:
             row = self._row_of.get(idx)
             if row is not None:
                 return row
-            idx = self._nodes[idx].parent
+            idx = self._t.parent[idx]
         return len(self._visible) - 1
 
     def _remember(self) -> None:
         if self._visible:
-            self._last_selected = self._nodes[self._visible[self.selected]].id
+            self._last_selected = self._t.ids[self._visible[self.selected]]
 
     # ------------------------------------------------------------------ moving (see widgets.tree.navigation)
     def _set(self, row: int) -> None:
@@ -783,14 +653,14 @@ class TreeModel:
         i = self._index.get(entry_id) if entry_id is not None else None
         changed = False
         while i is not None and i >= 0 and i not in self._path:
-            node = self._nodes[i]
-            if i != self._index[entry_id] and node.id in self.folded:  # type: ignore[index]
-                self.folded.discard(node.id)
+            nid, up = self._t.ids[i], self._t.parent[i]
+            if i != self._index[entry_id] and nid in self.folded:  # type: ignore[index]
+                self.folded.discard(nid)
                 changed = True
-            if (node.parent < 0 or node.parent in self._path) and node.id not in self.unfolded:
-                self.unfolded.add(node.id)  # the side branch's first entry (only matters in the spine layout)
+            if (up < 0 or up in self._path) and nid not in self.unfolded:
+                self.unfolded.add(nid)  # the side branch's first entry (only matters in the spine layout)
                 changed = True
-            i = node.parent
+            i = up
         return changed
 
     def is_foldable(self, entry_id: str) -> bool:
@@ -917,12 +787,12 @@ class TreeModel:
             self.labels.pop(entry_id, None)
         else:
             self.labels[entry_id] = label
-        self._nodes[idx]._search = None
+        self._search_at[idx] = None
         self._passes_cache.pop("labeled-only", None)
         self._refresh()
 
     def entry_ids(self) -> Iterable[str]:
-        return (n.id for n in self._nodes)
+        return iter(self._t.ids)
 
     # ------------------------------------------------------------------ reading
     def __len__(self) -> int:
@@ -930,16 +800,16 @@ class TreeModel:
 
     @property
     def total_entries(self) -> int:
-        return len(self._nodes)
+        return len(self._t)
 
     @property
     def selected_id(self) -> str | None:
-        return self._nodes[self._visible[self.selected]].id if self._visible else None
+        return self._t.ids[self._visible[self.selected]] if self._visible else None
 
     def _row_marks(self, r: int) -> tuple[int, str, str, bool]:
         """(node, prefix, fold marker, folded) of row ``r`` — the row's shape without its text."""
         i = self._visible[r]
-        nid = self._nodes[i].id
+        nid = self._t.ids[i]
         prefix = self._prefix[r]
         has_connector = prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} "))
         folded = nid in self.folded or (self.spine and i in self._side_roots and self._is_folded(i))
@@ -947,18 +817,18 @@ class TreeModel:
 
     def row(self, r: int) -> Row:
         i, prefix, fold_marker, folded = self._row_marks(r)
-        node = self._nodes[i]
+        nid = self._t.ids[i]
         stub = ""
         if self.spine and folded and self._vchildren.get(i):
             size = self._subtree_size(i)
             stub = f"{size} {'entry' if size == 1 else 'entries'} · "
         return Row(
-            id=node.id,
+            id=nid,
             prefix=prefix,
             fold_marker=fold_marker,
             on_path=i in self._path,
             is_active=i == self._active_row_node,
-            label=self.labels.get(node.id),
+            label=self.labels.get(nid),
             text=self._shown(i),
             stub=stub,
         )
@@ -994,7 +864,7 @@ class TreeModel:
 
     def entry(self, entry_id: str) -> Any:
         idx = self._index.get(entry_id)
-        return self._nodes[idx].entry if idx is not None else None
+        return self._t.entries[idx] if idx is not None else None
 
     def entry_text(self, entry_id: str) -> str:
         e = self.entry(entry_id)
@@ -1004,14 +874,14 @@ class TreeModel:
         idx = self._index.get(entry_id)
         if idx is None:
             return []
-        if self._nodes[idx].role == "toolResult":
+        if self._t.role[idx] == "toolResult":
             self._find_call(idx)
-        return preview_sections(self._nodes[idx].entry, self.tool_calls, self.home)
+        return preview_sections(self._t.entries[idx], self.tool_calls, self.home)
 
     def path_to(self, entry_id: str) -> list[str]:
         """Entry ids root → ``entry_id``."""
         idx = self._index.get(entry_id)
-        return [self._nodes[i].id for i in self._path_indices(idx)] if idx is not None else []
+        return [self._t.ids[i] for i in self._path_indices(idx)] if idx is not None else []
 
     def path_outline(self, entry_id: str, limit: int = 12) -> tuple[int, list[tuple[str, DisplayText, bool]]]:
         """(entries on the path, last ``limit`` landmarks) — landmarks are user turns, summaries, compactions and
@@ -1019,32 +889,31 @@ class TreeModel:
         idx = self._index.get(entry_id)
         if idx is None:
             return 0, []
+        t = self._t
         marks: list[tuple[str, DisplayText, bool]] = []
         i = idx
         while i >= 0:  # walk up only as far as the landmarks reach: sessions can be 10,000 entries deep
-            node = self._nodes[i]
-            fork = len(node.children) > 1
-            if fork or node.role == "user" or node.kind in ("branch_summary", "compaction") or i == idx:
-                marks.append((node.id, self._shown(i), fork))
+            fork = t.child_count(i) > 1
+            if fork or t.role[i] == "user" or t.kind[i] in ("branch_summary", "compaction") or i == idx:
+                marks.append((t.ids[i], self._shown(i), fork))
                 if len(marks) >= limit:
                     break
-            i = node.parent
+            i = t.parent[i]
         marks.reverse()
         # Off the active path: where it branched off the spine leads, so a deep side entry reads in context.
         j = idx
         while j >= 0 and j not in self._path and self._path:
-            j = self._nodes[j].parent
-        if j >= 0 and j != idx and all(mid != self._nodes[j].id for mid, _, _ in marks):
-            marks.insert(0, (self._nodes[j].id, self._shown(j), True))
-        return self._nodes[idx].depth + 1, marks
+            j = t.parent[j]
+        if j >= 0 and j != idx and all(mid != t.ids[j] for mid, _, _ in marks):
+            marks.insert(0, (t.ids[j], self._shown(j), True))
+        return t.depth[idx] + 1, marks
 
     def is_user_entry(self, entry_id: str) -> bool:
         idx = self._index.get(entry_id)
         if idx is None:
             return False
-        node = self._nodes[idx]
-        return node.role == "user" or node.kind == "custom_message"
+        return self._t.role[idx] == "user" or self._t.kind[idx] == "custom_message"
 
     def has_children(self, entry_id: str) -> bool:
         idx = self._index.get(entry_id)
-        return idx is not None and bool(self._nodes[idx].children)
+        return idx is not None and self._t.size[idx] > 1
