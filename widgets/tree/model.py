@@ -21,6 +21,7 @@ labels resets folds, and the selection stays on the same entry or its nearest vi
 
 from __future__ import annotations
 
+import time
 import weakref
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
@@ -52,7 +53,7 @@ from .navigation import (
     spine_fork_down,
     spine_fork_up,
 )
-from .peek import tree_fields
+from .peek import transient, tree_fields
 from .structure import TreeShape
 
 if TYPE_CHECKING:
@@ -310,19 +311,36 @@ class TreeModel:
         text = self._search_at[i]
         if text is None:
             t = self._t
-            text = self._search_at[i] = search_text(t.entries[i], self._shown(i), self.labels.get(t.ids[i]))
+            entry = t.entries[i]
+            shown = self._shown_at[i]
+            if shown is None and t.role[i] == "toolResult":
+                shown = self._shown(i)  # needs its call, found through the turns above
+            elif shown is None:
+                # Search reads every entry once: parse its line for this read only (kept parsed, 50,000 entries
+                # would be ~20 dicts each, which every later full GC pass walks), keep only the lower-cased text.
+                entry = transient(entry)
+                shown = display_text(entry, self.tool_calls, self.home)
+            text = self._search_at[i] = search_text(entry, shown, self.labels.get(t.ids[i]))
         return text
 
-    def warm_search(self, limit: int | None = None) -> bool:
-        """Build search text for up to ``limit`` more entries (all when None); True once every entry has it.
-        The screen calls this in small slices while the user reads, so the first keystroke finds it ready."""
+    def warm_search(self, limit: int | None = None, budget_s: float | None = None) -> bool:
+        """Build search text for up to ``limit`` more entries (all when None), stopping once ``budget_s`` of
+        CPU time is spent; True once every entry has it. The screen calls this in short slices while the user
+        reads, so the first keystroke finds it ready and a key pressed meanwhile waits for one slice at most."""
         n = len(self._t)
         end = n if limit is None else min(n, self._warm_at + limit)
         search = self._search
-        for i in range(self._warm_at, end):
-            search(i)
-        self._warm_at = end
-        return end >= n
+        stop = None if budget_s is None else time.process_time() + budget_s
+        i = self._warm_at
+        while i < end:
+            step = min(end, i + 64)
+            for k in range(i, step):
+                search(k)
+            i = step
+            if stop is not None and time.process_time() >= stop:
+                break
+        self._warm_at = i
+        return i >= n
 
     # ------------------------------------------------------------------ filtering and layout
     def _passes(self, i: int) -> bool:
