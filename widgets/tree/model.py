@@ -151,7 +151,8 @@ class TreeModel:
         # Tool calls by id, filled lazily from the assistant turns above the tool results that get shown.
         self.tool_calls: dict[str, ToolCallInfo] = {}
         self._calls_read: set[int] = set()
-        self._passes_cache: dict[str, list[bool]] = {}
+        # filter verdicts per mode, filled as entries are looked at: 0 not yet, 1 hidden, 2 shown
+        self._passes_cache: dict[str, bytearray] = {}
         self._warm_at = 0
         self.entry_count = len(entries)
         with bulk():
@@ -168,6 +169,8 @@ class TreeModel:
         self._row_of: dict[int, int] = {}
         self._vparent: dict[int, int] = {}
         self._vchildren: dict[int, list[int]] = {}
+        # side branches the lazy pass did not enter -> whether they have visible entries under their first
+        self._stub_kids: dict[int, bool] = {}
         # the rows' own tree (what navigation walks): equals the visible tree in the classic layout; in the
         # spine layout side branches come before the spine child and folded stubs have no children
         self._rparent: dict[int, int] = {}
@@ -274,6 +277,7 @@ class TreeModel:
         i = self._index.get(self.leaf_id) if self.leaf_id else None
         t = self._t
         while i is not None and i >= 0:
+            t.read_facts(i)
             if not (t.settings[i] or t.hidden[i]):
                 return i
             i = t.parent[i]
@@ -286,7 +290,7 @@ class TreeModel:
     def _shown(self, i: int) -> DisplayText:
         shown = self._shown_at[i]
         if shown is None:
-            if self._t.role[i] == "toolResult":
+            if self._t.role_of(i) == "toolResult":
                 self._find_call(i)
             shown = self._shown_at[i] = display_text(self._t.entries[i], self.tool_calls, self.home)
         return shown
@@ -299,7 +303,7 @@ class TreeModel:
         j = t.parent[i]
         steps = 0
         while call_id not in self.tool_calls and j >= 0 and steps < CALL_LOOKUP_DEPTH:
-            if t.role[j] == "assistant" and j not in self._calls_read:
+            if t.role_of(j) == "assistant" and j not in self._calls_read:
                 self._calls_read.add(j)
                 up = t.entries[j].get("message")
                 if isinstance(up, dict):
@@ -313,7 +317,7 @@ class TreeModel:
             t = self._t
             entry = t.entries[i]
             shown = self._shown_at[i]
-            if shown is None and t.role[i] == "toolResult":
+            if shown is None and t.role_of(i) == "toolResult":
                 shown = self._shown(i)  # needs its call, found through the turns above
             elif shown is None:
                 # Search reads every entry once: parse its line for this read only (kept parsed, 50,000 entries
@@ -345,6 +349,7 @@ class TreeModel:
     # ------------------------------------------------------------------ filtering and layout
     def _passes(self, i: int) -> bool:
         t = self._t
+        t.read_facts(i)
         mode = self.filter_mode
         if t.hidden[i] and mode != "all" and t.ids[i] != self.leaf_id:
             return False
@@ -358,16 +363,42 @@ class TreeModel:
             return t.ids[i] in self.labels
         return True
 
-    def _passes_all(self) -> list[bool]:
-        """The filter verdict per entry, kept per filter (changing filters back and forth is then cheap)."""
+    def _verdicts(self) -> bytearray:
+        """The filter verdicts of the current mode, kept per filter (changing filters back and forth is then
+        cheap): 0 not looked at yet, 1 hidden, 2 shown."""
         mode = self.filter_mode
         out = self._passes_cache.get(mode)
         if out is None:
-            passes = self._passes
-            out = self._passes_cache[mode] = [passes(i) for i in range(len(self._t))]
+            out = self._passes_cache[mode] = bytearray(len(self._t))
         return out
 
+    def _pass(self, i: int) -> bool:
+        verdict = self._verdicts()
+        v = verdict[i]
+        if not v:
+            v = verdict[i] = 2 if self._passes(i) else 1
+        return v == 2
+
     def _refresh(self) -> None:
+        # A deep tree opens in the spine layout with its side branches folded: their entries are not looked
+        # at until one is unfolded (the first visible entry of each, for its stub, is).
+        lazy = not self.query and not self.folded and self._t.deeper_than(INDENT_CAP)
+        self._visible_pass(lazy)
+        if lazy and not self.spine:  # the spine alone did not nest deep enough: lay out everything
+            self._visible_pass(False)
+        self._laid_out = self._rows_key()
+        leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
+        self._active_row_node = -1
+        if leaf_i is not None:
+            self._active_row_node = (
+                leaf_i if leaf_i in self._row_of else self._anchor if self._anchor in self._row_of else -1
+            )
+        self.selected = self._nearest_row(self._last_selected)
+        self._remember()
+
+    def _visible_pass(self, lazy: bool) -> None:
+        """The visible tree (nearest shown ancestor of each shown entry) and its layout. ``lazy``: folded side
+        branches of the spine layout are not entered (their stubs only learn whether they have entries)."""
         parent, size = self._t.parent, self._t.size
         n = len(parent)
         terms = self.query.lower().split()
@@ -376,9 +407,12 @@ class TreeModel:
         visible: list[int] = []
         vparent: dict[int, int] = {}
         vchildren: dict[int, list[int]] = {-1: []}
-        passes = self._passes_all()
+        self._stub_kids = stub_kids = {}
+        verdict = self._verdicts()
+        passes = self._passes
         search = self._search
         search_at = self._search_at
+        path, ids, unfolded = self._path, self._t.ids, self.unfolded
         i = -1
         while i + 1 < n:
             # the entries under a folded one are skipped whole (preorder: its subtree is the next size-1)
@@ -386,7 +420,21 @@ class TreeModel:
             if i >= n:
                 break
             p = parent[i]
-            ok = passes[i]
+            v = verdict[i]
+            if not v:
+                v = verdict[i] = 2 if passes(i) else 1
+            ok = v == 2
+            if ok and lazy and i not in path and size[i] > 1 and ids[i] not in unfolded:
+                vp = near[p] if p >= 0 else -1
+                if vp < 0 or vp in path:  # a side branch's first shown entry: its stub
+                    near[i] = i
+                    visible.append(i)
+                    vparent[i] = vp
+                    vchildren.setdefault(vp, []).append(i)
+                    end = i + size[i]
+                    stub_kids[i] = any(self._pass(j) for j in range(i + 1, end))
+                    i = end - 1
+                    continue
             if ok and terms:
                 text = search_at[i]
                 if text is None:
@@ -407,15 +455,28 @@ class TreeModel:
         self._vparent = vparent
         self._vchildren = vchildren
         self._layout(visible)
-        self._laid_out = self._rows_key()
-        leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
-        self._active_row_node = -1
-        if leaf_i is not None:
-            self._active_row_node = (
-                leaf_i if leaf_i in self._row_of else self._anchor if self._anchor in self._row_of else -1
-            )
-        self.selected = self._nearest_row(self._last_selected)
-        self._remember()
+
+    def _materialize(self, s: int) -> None:
+        """The visible subtree of side branch ``s``, skipped by the lazy pass, before it is unfolded."""
+        if self._stub_kids.pop(s, None) is None:
+            return
+        parent = self._t.parent
+        vparent, vchildren = self._vparent, self._vchildren
+        near = {s: s}
+        passes = self._pass
+        for i in range(s + 1, s + self._t.size[s]):
+            vp = near[parent[i]]
+            if passes(i):
+                near[i] = i
+                vparent[i] = vp
+                vchildren.setdefault(vp, []).append(i)
+            else:
+                near[i] = vp
+
+    def _has_vkids(self, i: int) -> bool:
+        """``i`` has visible children (known without entering a lazily folded side branch)."""
+        kids = self._stub_kids.get(i)
+        return kids if kids is not None else bool(self._vchildren.get(i))
 
     def _layout(self, visible: list[int]) -> None:
         """Rows in order with their prefixes: the classic layout while it stays within INDENT_CAP levels, else
@@ -527,7 +588,7 @@ class TreeModel:
         return out
 
     def _connector(self, i: int, last: bool) -> str:
-        mid = "─" if i not in self._vchildren else FOLDED if self._is_folded(i) else FOLDABLE
+        mid = "─" if not self._has_vkids(i) else FOLDED if self._is_folded(i) else FOLDABLE
         return f"{'└' if last else '├'}{mid} "
 
     def _walk(self, work: list[_Work], rows: list[int], prefixes: list[str], forks: list[int]) -> None:
@@ -590,6 +651,7 @@ class TreeModel:
     def _toggle_side(self, i: int) -> None:
         """Fold or unfold side branch ``i`` of the spine layout in place: only its rows are laid out and
         spliced in or out (a 50,000-entry session is not laid out again for one stub)."""
+        self._materialize(i)
         r = self._row_of[i]
         rows, prefixes = self._visible, self._prefix
         last = prefixes[r].startswith("└")
@@ -689,7 +751,7 @@ class TreeModel:
             if i in self._path:
                 return False  # the spine always shows
             if i in self._side_roots:
-                return bool(self._vchildren.get(i))
+                return self._has_vkids(i)
         return is_foldable(i, self._vparent, self._vchildren, self._row_of)
 
     def is_folded(self, entry_id: str) -> bool:
@@ -697,7 +759,7 @@ class TreeModel:
         i = self._index.get(entry_id)
         if i is None or i not in self._row_of:
             return False
-        return entry_id in self.folded or (bool(self._vchildren.get(i)) and self._is_folded(i))
+        return entry_id in self.folded or (self._has_vkids(i) and self._is_folded(i))
 
     def _auto_folding(self, i: int | None) -> bool:
         """A side branch of the spine layout while not searching: folded unless the user opened it."""
@@ -837,7 +899,7 @@ class TreeModel:
         i, prefix, fold_marker, folded = self._row_marks(r)
         nid = self._t.ids[i]
         stub = ""
-        if self.spine and folded and self._vchildren.get(i):
+        if self.spine and folded and self._has_vkids(i):
             size = self._subtree_size(i)
             stub = f"{size} {'entry' if size == 1 else 'entries'} · "
         return Row(
@@ -892,7 +954,7 @@ class TreeModel:
         idx = self._index.get(entry_id)
         if idx is None:
             return []
-        if self._t.role[idx] == "toolResult":
+        if self._t.role_of(idx) == "toolResult":
             self._find_call(idx)
         return preview_sections(self._t.entries[idx], self.tool_calls, self.home)
 
@@ -912,7 +974,7 @@ class TreeModel:
         i = idx
         while i >= 0:  # walk up only as far as the landmarks reach: sessions can be 10,000 entries deep
             fork = t.child_count(i) > 1
-            if fork or t.role[i] == "user" or t.kind[i] in ("branch_summary", "compaction") or i == idx:
+            if fork or t.role_of(i) == "user" or t.kind[i] in ("branch_summary", "compaction") or i == idx:
                 marks.append((t.ids[i], self._shown(i), fork))
                 if len(marks) >= limit:
                     break
@@ -930,7 +992,7 @@ class TreeModel:
         idx = self._index.get(entry_id)
         if idx is None:
             return False
-        return self._t.role[idx] == "user" or self._t.kind[idx] == "custom_message"
+        return self._t.role_of(idx) == "user" or self._t.kind[idx] == "custom_message"
 
     def has_children(self, entry_id: str) -> bool:
         idx = self._index.get(entry_id)

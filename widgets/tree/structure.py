@@ -56,6 +56,8 @@ class TreeShape:
         "settings",
         "hidden",
         "index",
+        "_read",
+        "_deep",
     )
 
     def __init__(self, entries: Sequence[Any]) -> None:
@@ -65,9 +67,13 @@ class TreeShape:
         self.size: list[int] = []  # entries in the subtree, itself included
         self.depth: list[int] = []
         self.kind: list[str] = []
+        # Facts filters need, read from a message's line when first asked (``role_of`` and friends): opening
+        # a deep session reads the spine's lines, not those inside folded side branches.
         self.role: list[str | None] = []
         self.settings: list[bool] = []  # bookkeeping: shown only under the "all" filter
         self.hidden: list[bool] = []  # an assistant turn made only of tool calls
+        self._read = bytearray()  # 1 once an entry's facts are in the three lists above
+        self._deep: dict[int, bool] = {}
         self.index: dict[str, int] = {}  # entry id -> preorder index (skipped usage ids -> their ancestor)
         if entries:
             self._build(entries)
@@ -90,6 +96,24 @@ class TreeShape:
             k += 1
             c += size[c]
         return k
+
+    def deeper_than(self, cap: int) -> bool:
+        """True if forks nest more than ``cap`` levels anywhere (a level per fork child, as the classic layout
+        indents). No filter can make a tree deeper: visible forks are a subset of these."""
+        deep = self._deep.get(cap)
+        if deep is None:
+            parent, size = self.parent, self.size
+            level = [0] * len(parent)
+            top = int(parent.count(-1) > 1)
+            deep = False
+            for i, p in enumerate(parent):
+                d = top if p < 0 else level[p] + (i != p + 1 or i + size[i] < p + size[p])
+                if d > cap:
+                    deep = True
+                    break
+                level[i] = d
+            self._deep[cap] = deep
+        return deep
 
     def path(self, i: int | None) -> list[int]:
         """Preorder indices root → ``i``."""
@@ -181,13 +205,28 @@ class TreeShape:
         self.settings = [k in SETTINGS_TYPES for k in kind]
         self.role = [None] * n
         self.hidden = [False] * n
-        role, hidden, settings, src_entries = self.role, self.hidden, self.settings, self.entries
-        for i in [i for i, k in enumerate(kind) if k == "message"]:
-            r, h = message_facts(src_entries[i])
-            role[i] = r
-            hidden[i] = h
-            if r == "system":  # the tool-set log: bookkeeping, like model changes (shown under "all")
-                settings[i] = True
+        self._read = bytearray(k != "message" for k in kind)
+
+    @property
+    def facts_read(self) -> int:
+        """How many entries' facts have been read so far (what a lazy open costs)."""
+        return sum(self._read)
+
+    def read_facts(self, i: int) -> None:
+        """Fill role/hidden/settings of entry ``i`` from its line (once)."""
+        if self._read[i]:
+            return
+        self._read[i] = 1
+        r, h = message_facts(self.entries[i])
+        self.role[i] = r
+        self.hidden[i] = h
+        if r == "system":  # the tool-set log: bookkeeping, like model changes (shown under "all")
+            self.settings[i] = True
+
+    def role_of(self, i: int) -> str | None:
+        if not self._read[i]:
+            self.read_facts(i)
+        return self.role[i]
 
     @staticmethod
     def _dfs(
