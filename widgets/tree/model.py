@@ -21,11 +21,9 @@ labels resets folds, and the selection stays on the same entry or its nearest vi
 
 from __future__ import annotations
 
-import time
 import weakref
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -35,11 +33,7 @@ from pi_app.session.store.record import bulk
 from .entry_text import (
     DisplayText,
     ToolCallInfo,
-    display_text,
     full_text,
-    preview_sections,
-    search_text,
-    tool_calls_of,
 )
 from .navigation import (
     FILTER_KEYS,
@@ -53,63 +47,40 @@ from .navigation import (
     spine_fork_down,
     spine_fork_up,
 )
-from .peek import transient, tree_fields
+from .peek import tree_fields
+from .rows import (
+    ACTIVE_MARK,
+    DEPTH_SEP,
+    FOLDABLE,
+    FOLDED,
+    INDENT_CAP,
+    PATH_MARK,
+    Row,
+    shifted_prefix,
+    split_prefix,
+)
 from .structure import TreeShape
+from .texts import EntryTexts
 
 if TYPE_CHECKING:
     from pi_app.session.store import SessionManager
 
-__all__ = ["FILTERS", "FILTER_KEYS", "FILTER_TAGS", "Row", "TreeModel"]
-
-ACTIVE_MARK = "← active"
-INDENT_CAP = 8  # indent levels drawn at most; deeper rows get a depth marker
-DEPTH_SEP = "› "  # after the real depth in a capped row's marker: "12› "
-PATH_MARK = "• "
-FOLDED = "⊞"
-FOLDABLE = "⊟"
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One visible line of the tree."""
-
-    id: str
-    prefix: str  # gutters and connector, e.g. "│  ├─ " (fold state shown in the connector: "├⊞ ")
-    fold_marker: str  # "⊞ " for a folded row that has no connector (a root), else ""
-    on_path: bool  # on the root→leaf path (drawn with "• ")
-    is_active: bool  # the leaf (or, when a bookkeeping leaf is filtered out, the message it follows)
-    label: str | None
-    text: DisplayText
-    stub: str = ""  # a folded side branch in the spine layout: "48 entries · "
-
-
-def split_prefix(prefix: str) -> tuple[str, str, str]:
-    """(depth marker, gutters, connector) of a row prefix; only the gutters may be cut to shift a row left."""
-    marker = ""
-    head, sep, rest = prefix.partition(DEPTH_SEP)
-    if sep and head.isdigit():
-        marker, prefix = head + sep, rest
-    if prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} ")):
-        return marker, prefix[:-3], prefix[-3:]
-    return marker, prefix, ""
-
-
-def shifted_prefix(prefix: str, left: int) -> str:
-    """The prefix drawn with up to ``left`` cells of gutters cut (a dim "‹" shows where), marker and connector
-    kept: a row's text moves left, never off the edge."""
-    marker, gutters, conn = split_prefix(prefix)
-    cut = min(left, len(gutters))  # gutters are one cell per character
-    if not cut:
-        return prefix
-    return f"{marker}‹{gutters[cut + 1 :] if cut < len(gutters) else ''}{conn}"
-
+__all__ = [
+    "ACTIVE_MARK",
+    "FILTERS",
+    "FILTER_KEYS",
+    "FILTER_TAGS",
+    "INDENT_CAP",
+    "PATH_MARK",
+    "Row",
+    "TreeModel",
+    "shifted_prefix",
+    "split_prefix",
+]
 
 # spine layout work item: (node, parent row-node, real gutter depth, last gutters, connector, on the spine)
 _Work = tuple[int, int, int, tuple[bool, ...], str, bool]
 
-
-# How far up a tool result looks for the assistant turn that made its call (results follow their call).
-CALL_LOOKUP_DEPTH = 256
 
 # Built models per session object (weakly held), with the state they were built from.
 _MODEL_CACHE: weakref.WeakKeyDictionary[SessionManager, tuple[tuple[Any, ...], TreeModel]] = (
@@ -148,19 +119,13 @@ class TreeModel:
         # Side branches opened by the user in the spine layout (they start folded there).
         self.unfolded: set[str] = set()
         self.page_size = max(1, page_size)
-        # Tool calls by id, filled lazily from the assistant turns above the tool results that get shown.
-        self.tool_calls: dict[str, ToolCallInfo] = {}
-        self._calls_read: set[int] = set()
         # filter verdicts per mode, filled as entries are looked at: 0 not yet, 1 hidden, 2 shown
         self._passes_cache: dict[str, bytearray] = {}
-        self._warm_at = 0
         self.entry_count = len(entries)
         with bulk():
             self._t = TreeShape(entries)
         self._index = self._t.index
-        n = len(self._t)
-        self._shown_at: list[DisplayText | None] = [None] * n  # display text per entry, made when drawn
-        self._search_at: list[str | None] = [None] * n  # search text per entry, made when searched
+        self._texts = EntryTexts(self._t, home)
         self._path: set[int] = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
         self._anchor = self._active_anchor()
         # per-refresh state
@@ -223,19 +188,15 @@ class TreeModel:
         """Back to a freshly opened state for the same entries (the leaf and labels may have moved)."""
         if filter_mode not in FILTERS:
             raise ValueError(f"Unknown tree filter {filter_mode!r}; expected one of {', '.join(FILTERS)}")
-        if home != self.home:
-            n = len(self._t)
-            self._shown_at = [None] * n
-            self._search_at = [None] * n
-            self._warm_at = 0
+        self._texts.set_home(home)
         new_labels = dict(labels or {})
         if new_labels != self.labels:
             for eid in set(new_labels.items()) ^ set(self.labels.items()):
                 idx = self._index.get(eid[0])
                 if idx is not None:
-                    self._search_at[idx] = None
+                    self._texts.forget_search(idx)
             self._passes_cache.pop("labeled-only", None)
-            self._warm_at = 0
+            self._texts.forget_search()
         home_changed = home != self.home
         self.home = home
         self.labels = new_labels
@@ -287,64 +248,21 @@ class TreeModel:
         return self._t.path(idx)
 
     # ------------------------------------------------------------------ per-node text (lazy)
-    def _shown(self, i: int) -> DisplayText:
-        shown = self._shown_at[i]
-        if shown is None:
-            if self._t.role_of(i) == "toolResult":
-                self._find_call(i)
-            shown = self._shown_at[i] = display_text(self._t.entries[i], self.tool_calls, self.home)
-        return shown
+    @property
+    def tool_calls(self) -> dict[str, ToolCallInfo]:
+        return self._texts.tool_calls
 
-    def _find_call(self, i: int) -> None:
-        """Read the tool calls of the assistant turns above tool result ``i`` until its call is known."""
-        t = self._t
-        msg = t.entries[i].get("message")
-        call_id = str(msg.get("toolCallId", "")) if isinstance(msg, dict) else ""
-        j = t.parent[i]
-        steps = 0
-        while call_id not in self.tool_calls and j >= 0 and steps < CALL_LOOKUP_DEPTH:
-            if t.role_of(j) == "assistant" and j not in self._calls_read:
-                self._calls_read.add(j)
-                up = t.entries[j].get("message")
-                if isinstance(up, dict):
-                    self.tool_calls.update(tool_calls_of(up))
-            j = t.parent[j]
-            steps += 1
+    def _shown(self, i: int) -> DisplayText:
+        return self._texts.shown(i)
 
     def _search(self, i: int) -> str:
-        text = self._search_at[i]
-        if text is None:
-            t = self._t
-            entry = t.entries[i]
-            shown = self._shown_at[i]
-            if shown is None and t.role_of(i) == "toolResult":
-                shown = self._shown(i)  # needs its call, found through the turns above
-            elif shown is None:
-                # Search reads every entry once: parse its line for this read only (kept parsed, 50,000 entries
-                # would be ~20 dicts each, which every later full GC pass walks), keep only the lower-cased text.
-                entry = transient(entry)
-                shown = display_text(entry, self.tool_calls, self.home)
-            text = self._search_at[i] = search_text(entry, shown, self.labels.get(t.ids[i]))
-        return text
+        return self._texts.search(i, self.labels.get(self._t.ids[i]))
 
     def warm_search(self, limit: int | None = None, budget_s: float | None = None) -> bool:
         """Build search text for up to ``limit`` more entries (all when None), stopping once ``budget_s`` of
         CPU time is spent; True once every entry has it. The screen calls this in short slices while the user
         reads, so the first keystroke finds it ready and a key pressed meanwhile waits for one slice at most."""
-        n = len(self._t)
-        end = n if limit is None else min(n, self._warm_at + limit)
-        search = self._search
-        stop = None if budget_s is None else time.process_time() + budget_s
-        i = self._warm_at
-        while i < end:
-            step = min(end, i + 64)
-            for k in range(i, step):
-                search(k)
-            i = step
-            if stop is not None and time.process_time() >= stop:
-                break
-        self._warm_at = i
-        return i >= n
+        return self._texts.warm(self.labels, limit, budget_s)
 
     # ------------------------------------------------------------------ filtering and layout
     def _passes(self, i: int) -> bool:
@@ -411,7 +329,7 @@ class TreeModel:
         verdict = self._verdicts()
         passes = self._passes
         search = self._search
-        search_at = self._search_at
+        cached_search = self._texts.cached_search
         path, ids, unfolded = self._path, self._t.ids, self.unfolded
         i = -1
         while i + 1 < n:
@@ -436,7 +354,7 @@ class TreeModel:
                     i = end - 1
                     continue
             if ok and terms:
-                text = search_at[i]
+                text = cached_search(i)
                 if text is None:
                     text = search(i)
                 ok = all(t in text for t in terms)
@@ -867,7 +785,7 @@ class TreeModel:
             self.labels.pop(entry_id, None)
         else:
             self.labels[entry_id] = label
-        self._search_at[idx] = None
+        self._texts.forget_search(idx)
         self._passes_cache.pop("labeled-only", None)
         self._refresh()
 
@@ -954,9 +872,7 @@ class TreeModel:
         idx = self._index.get(entry_id)
         if idx is None:
             return []
-        if self._t.role_of(idx) == "toolResult":
-            self._find_call(idx)
-        return preview_sections(self._t.entries[idx], self.tool_calls, self.home)
+        return self._texts.preview(idx)
 
     def path_to(self, entry_id: str) -> list[str]:
         """Entry ids root → ``entry_id``."""
