@@ -35,6 +35,7 @@ from .entry_text import (
     ToolCallInfo,
     full_text,
 )
+from .layout import Work, classic_depth, classic_prefixes, walk_spine
 from .navigation import (
     FILTER_KEYS,
     FILTER_TAGS,
@@ -50,7 +51,6 @@ from .navigation import (
 from .peek import tree_fields
 from .rows import (
     ACTIVE_MARK,
-    DEPTH_SEP,
     FOLDABLE,
     FOLDED,
     INDENT_CAP,
@@ -77,9 +77,6 @@ __all__ = [
     "shifted_prefix",
     "split_prefix",
 ]
-
-# spine layout work item: (node, parent row-node, real gutter depth, last gutters, connector, on the spine)
-_Work = tuple[int, int, int, tuple[bool, ...], str, bool]
 
 
 # Built models per session object (weakly held), with the state they were built from.
@@ -136,6 +133,7 @@ class TreeModel:
         self._vchildren: dict[int, list[int]] = {}
         # side branches the lazy pass did not enter -> whether they have visible entries under their first
         self._stub_kids: dict[int, bool] = {}
+        self._prefix_cache: dict[tuple[int, tuple[bool, ...], str], str] = {}  # spine layout prefixes
         # the rows' own tree (what navigation walks): equals the visible tree in the classic layout; in the
         # spine layout side branches come before the spine child and folded stubs have no children
         self._rparent: dict[int, int] = {}
@@ -403,14 +401,14 @@ class TreeModel:
         self._spine_forks = []
         self._side_roots = set()
         spine_root = self._spine_root()
-        self.spine = spine_root >= 0 and self._classic_depth(visible) > INDENT_CAP
+        self.spine = spine_root >= 0 and classic_depth(visible, self._vparent, self._vchildren) > INDENT_CAP
         if self.spine:
             self._layout_spine(spine_root)
         else:
             self._visible = visible
             self._rparent = self._vparent
             self._rchildren = self._vchildren
-            self._prefix = self._classic_prefixes(visible)
+            self._prefix = classic_prefixes(visible, self._vparent, self._vchildren, self.folded, self._t.ids)
         self._row_of = {node_i: row for row, node_i in enumerate(self._visible)}
 
     def _spine_root(self) -> int:
@@ -418,51 +416,6 @@ class TreeModel:
             if r in self._path:
                 return r
         return -1
-
-    def _classic_depth(self, visible: list[int]) -> int:
-        """The deepest indent (levels, a connector counting as one) the classic layout would draw."""
-        vch = self._vchildren
-        vparent = self._vparent
-        level: dict[int, int] = {-1: 0}
-        deepest = 0
-        for i in visible:
-            vp = vparent[i]
-            d = level[vp] + (len(vch[vp]) > 1)
-            level[i] = d
-            if d > deepest:
-                deepest = d
-                if d > INDENT_CAP:
-                    break
-        return deepest
-
-    def _classic_prefixes(self, visible: list[int]) -> list[str]:
-        """Prefix strings: indent one level per visible fork, connectors on fork children."""
-        gutters: dict[int, tuple[bool, ...]] = {}
-        cache: dict[tuple[bool, ...], str] = {(): ""}
-        prefixes: list[str] = []
-        vchildren = self._vchildren
-        folded = self.folded
-        ids = self._t.ids
-
-        def gutter_text(g: tuple[bool, ...]) -> str:
-            s = cache.get(g)
-            if s is None:
-                s = cache[g] = "".join("│  " if cont else "   " for cont in g)
-            return s
-
-        for i in visible:
-            vp = self._vparent[i]
-            siblings = vchildren[vp]
-            base = gutters[vp] if vp >= 0 else ()
-            if len(siblings) > 1:
-                last = siblings[-1] == i
-                mid = FOLDED if ids[i] in folded else FOLDABLE if i in vchildren else "─"
-                prefixes.append(f"{gutter_text(base)}{'└' if last else '├'}{mid} ")
-                gutters[i] = (*base, not last)
-            else:
-                gutters[i] = base
-                prefixes.append(gutter_text(base))
-        return prefixes
 
     def _is_folded(self, i: int) -> bool:
         nid = self._t.ids[i]
@@ -474,7 +427,7 @@ class TreeModel:
     def _layout_spine(self, spine_root: int) -> None:
         """The active path at indent 0; each side branch right after its fork point, folded unless opened;
         inside side branches the classic layout, capped at INDENT_CAP levels."""
-        self._prefix_cache: dict[tuple[int, tuple[bool, ...], str], str] = {}
+        self._prefix_cache = {}
         self._visible = []
         self._prefix = []
         self._rparent = {}
@@ -482,89 +435,32 @@ class TreeModel:
         self._spine_forks = []
         top = self._vchildren.get(-1, [])
         side_top = [r for r in top if r != spine_root]
-        work: list[_Work] = [(spine_root, -1, 0, (), "", True)]
+        work: list[Work] = [(spine_root, -1, 0, (), "", True)]
         for k in range(len(side_top) - 1, -1, -1):
             self._side_roots.add(side_top[k])
             work.append((side_top[k], -1, 0, (), self._connector(side_top[k], False), False))
         self._rchildren[-1] = [*side_top, spine_root]
         self._walk(work, self._visible, self._prefix, self._spine_forks)
 
-    def _capped_prefix(self, depth: int, g: tuple[bool, ...], conn: str) -> str:
-        """Gutters and connector, at most INDENT_CAP levels; deeper rows start with their level (``12› ``).
-        ``g`` holds the last INDENT_CAP gutters, ``depth`` the real number of them."""
-        key = (depth, g, conn)
-        out = self._prefix_cache.get(key)
-        if out is None:
-            levels = depth + (1 if conn else 0)
-            shown = g
-            marker = ""
-            if levels > INDENT_CAP:
-                keep = INDENT_CAP - 1 - (1 if conn else 0)
-                shown = g[len(g) - keep :] if keep > 0 else ()
-                marker = f"{levels}{DEPTH_SEP}"
-            out = self._prefix_cache[key] = marker + "".join("│  " if c else "   " for c in shown) + conn
-        return out
-
     def _connector(self, i: int, last: bool) -> str:
         mid = "─" if not self._has_vkids(i) else FOLDED if self._is_folded(i) else FOLDABLE
         return f"{'└' if last else '├'}{mid} "
 
-    def _walk(self, work: list[_Work], rows: list[int], prefixes: list[str], forks: list[int]) -> None:
-        """Lay out rows depth-first from the work stack (node, parent row-node, real gutter depth, last
-        gutters, connector, on the spine); spine nodes list their side branches before the spine child."""
-        path = self._path
-        vch = self._vchildren
-        rparent = self._rparent
-        rchildren = self._rchildren
-        side_roots = self._side_roots
-        is_folded = self._is_folded
-        connector = self._connector
-        prefix = self._capped_prefix
-        while work:
-            i, rp, depth, g, conn, on_spine = work.pop()
-            rparent[i] = rp
-            rows.append(i)
-            if on_spine:
-                prefixes.append("")
-                kids = vch.get(i)
-                if not kids:
-                    continue
-                nxt = -1
-                side: list[int] = []
-                for c in kids:
-                    if c in path:
-                        nxt = c
-                    else:
-                        side.append(c)
-                rchildren[i] = side + [nxt] if nxt >= 0 else side
-                if side:
-                    forks.append(len(rows) - 1)
-                if nxt >= 0:
-                    work.append((nxt, i, 0, (), "", True))
-                for k in range(len(side) - 1, -1, -1):
-                    c = side[k]
-                    side_roots.add(c)
-                    work.append((c, i, 0, (), connector(c, k == len(side) - 1), False))
-                continue
-            prefixes.append(prefix(depth, g, conn))
-            if is_folded(i):
-                continue
-            kids = vch.get(i)
-            if not kids:
-                continue
-            rchildren[i] = kids
-            # the gutters below this row: a connector row adds one, continuing while later siblings follow
-            if conn:
-                cg = (*g, not conn.startswith("└"))[-INDENT_CAP:]
-                cdepth = depth + 1
-            else:
-                cg, cdepth = g, depth
-            if len(kids) == 1:
-                work.append((kids[0], i, cdepth, cg, "", False))
-                continue
-            for k in range(len(kids) - 1, -1, -1):
-                c = kids[k]
-                work.append((c, i, cdepth, cg, connector(c, k == len(kids) - 1), False))
+    def _walk(self, work: list[Work], rows: list[int], prefixes: list[str], forks: list[int]) -> None:
+        walk_spine(
+            work,
+            path=self._path,
+            vchildren=self._vchildren,
+            is_folded=self._is_folded,
+            connector=self._connector,
+            rows=rows,
+            prefixes=prefixes,
+            forks=forks,
+            rparent=self._rparent,
+            rchildren=self._rchildren,
+            side_roots=self._side_roots,
+            prefix_cache=self._prefix_cache,
+        )
 
     def _toggle_side(self, i: int) -> None:
         """Fold or unfold side branch ``i`` of the spine layout in place: only its rows are laid out and
