@@ -17,6 +17,10 @@ user messages; labeled-only shows labeled entries; all shows everything. Assista
 calls are hidden except in "all" (their calls appear on the tool-result rows) — the active leaf always shows.
 Search is space-separated, case-insensitive terms that must all match. Searching, changing the filter or the
 labels resets folds, and the selection stays on the same entry or its nearest visible ancestor.
+
+This module holds the state (selection, filter, search, folds) and the visible tree; the tree's shape is
+``structure.TreeShape``, entry texts ``texts.EntryTexts``, the row layouts ``layout``, key targets ``navigation``.
+A deep tree opens lazily: folded side branches are not entered (nor their lines read) until unfolded.
 """
 
 from __future__ import annotations
