@@ -151,8 +151,9 @@ class TreeModel:
         self._spine_forks: list[int] = []  # rows of fork points on the spine, ascending
         self._side_roots: set[int] = set()
         self._laid_out: tuple[Any, ...] = ()  # the _rows_key() the rows were laid out for
-        # (layout generation, first row that changed in it): lets the list keep drawn rows above a splice
-        self.layout_change: tuple[int, int] = (0, 0)
+        # (layout generation, first row that changed in it, first row after the change, rows added (or removed,
+        # negative)): lets the list keep the drawn rows around a splice; (gen, 0, -1, 0) when everything changed
+        self.layout_change: tuple[int, int, int, int] = (0, 0, -1, 0)
         self._active_row_node = -1
         self.selected = 0
         self._last_selected: str | None = selected_id if selected_id is not None else leaf_id
@@ -408,7 +409,7 @@ class TreeModel:
     def _layout(self, visible: list[int]) -> None:
         """Rows in order with their prefixes: the classic layout while it stays within INDENT_CAP levels, else
         the spine layout."""
-        self.layout_change = (self.layout_change[0] + 1, 0)
+        self.layout_change = (self.layout_change[0] + 1, 0, -1, 0)
         self._spine_forks = []
         self._side_roots = set()
         spine_root = self._spine_root()
@@ -498,7 +499,7 @@ class TreeModel:
         k = bisect_right(forks, r)
         forks[k:] = [f + delta for f in forks[k:]]
         self._row_of = dict(zip(rows, range(len(rows)), strict=True))
-        self.layout_change = (self.layout_change[0] + 1, r)
+        self.layout_change = (self.layout_change[0] + 1, r, end, delta)
         self._laid_out = self._rows_key()
         self.selected = self._nearest_row(self._last_selected)
         self._remember()
