@@ -125,3 +125,27 @@ def test_deep_tree_snapshot_80x24(snap_compare):
 
 def test_deep_side_branch_snapshot_80x24(snap_compare):
     assert snap_compare(deep_app(leaf="e30", selected_id="e9999"), terminal_size=(80, 24))
+
+
+async def test_lines_kept_around_an_unfolded_stub_match_a_fresh_draw():
+    """Unfolding or folding a stub redraws from it down and moves the lines below; they must read exactly as
+    a list drawn from nothing would."""
+    app = deep_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        tl = app.screen.tree_list
+        height = tl.scrollable_content_region.height
+        for keys in (
+            ["ctrl+left", "down"],
+            ["right"],
+            ["ctrl+left"],
+            ["up", "up", "up", "ctrl+left", "down"],
+        ):
+            for key in keys:
+                await pilot.press(key)
+            if tl.model.row(tl.model.selected).stub:
+                await pilot.press("right")  # unfold: rows below move down
+                await pilot.pause()
+            kept = [tl.render_line(y).text for y in range(height)]
+            tl._strips.clear()
+            assert [tl.render_line(y).text for y in range(height)] == kept

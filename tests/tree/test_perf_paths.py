@@ -154,3 +154,33 @@ def test_tool_set_log_entries_are_bookkeeping_and_the_active_mark_stays_visible(
     model.set_filter("all")
     assert len(model) == 3
     assert ACTIVE_MARK in model.row_text(len(model) - 1)
+
+
+def test_opening_a_deep_tree_reads_the_spine_and_stubs_not_the_side_branches():
+    """Structural guard (issue 18/15): a 10,000-entry branchy session opens without reading the entries inside
+    its folded side branches, parses no line until rows are drawn, and then only the drawn ones; unfolding a
+    stub reads that side branch only."""
+    from tests.tree.helpers import branchy_session
+
+    entries = branchy_session(10_000, 50)
+    recs = [record(e) for e in entries]
+    m = TreeModel(recs, recs[-1].id)
+    assert m.spine
+    shape = m._t
+    spine = len(m.path_to(recs[-1].id))
+    assert not any(r.is_parsed for r in recs), "building the tree parsed lines"
+    drawn = range(len(m) - 40, len(m))
+    for r in drawn:
+        m.row_text(r)
+    assert sum(r.is_parsed for r in recs) <= len(drawn)  # the drawn rows' entries only
+    stubs = [r for r in range(len(m)) if m.row(r).stub]
+    assert len(stubs) == 199
+    # the spine's entries, each stub's first entry and the first one under it (does it have any)
+    assert shape.facts_read <= spine + 2 * len(stubs)
+    assert shape.facts_read < len(recs) * 0.6
+    before = shape.facts_read
+    stub = m.row(stubs[-1]).id
+    size = int(m.row(stubs[-1]).stub.split()[0])
+    m.unfold(stub)
+    assert not m.is_folded(stub)
+    assert 0 < shape.facts_read - before <= size

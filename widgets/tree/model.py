@@ -17,6 +17,10 @@ user messages; labeled-only shows labeled entries; all shows everything. Assista
 calls are hidden except in "all" (their calls appear on the tool-result rows) — the active leaf always shows.
 Search is space-separated, case-insensitive terms that must all match. Searching, changing the filter or the
 labels resets folds, and the selection stays on the same entry or its nearest visible ancestor.
+
+This module holds the state (selection, filter, search, folds) and the visible tree; the tree's shape is
+``structure.TreeShape``, entry texts ``texts.EntryTexts``, the row layouts ``layout``, key targets ``navigation``.
+A deep tree opens lazily: folded side branches are not entered (nor their lines read) until unfolded.
 """
 
 from __future__ import annotations
@@ -24,24 +28,18 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 
-from pi_app.session.messages import iso_to_ms
-from pi_app.session.store.record import bulk
+from pi_app.session.store.record import bulk, settle_heap
 
 from .entry_text import (
-    SETTINGS_TYPES,
     DisplayText,
     ToolCallInfo,
-    display_text,
     full_text,
-    preview_sections,
-    search_text,
-    tool_calls_of,
 )
+from .layout import Work, classic_depth, classic_prefixes, walk_spine
 from .navigation import (
     FILTER_KEYS,
     FILTER_TAGS,
@@ -54,111 +52,41 @@ from .navigation import (
     spine_fork_down,
     spine_fork_up,
 )
-from .peek import message_facts, tree_fields
+from .peek import tree_fields
+from .rows import (
+    ACTIVE_MARK,
+    FOLDABLE,
+    FOLDED,
+    INDENT_CAP,
+    PATH_MARK,
+    Row,
+    shifted_prefix,
+    split_prefix,
+)
+from .structure import TreeShape
+from .texts import EntryTexts
 
 if TYPE_CHECKING:
     from pi_app.session.store import SessionManager
 
-__all__ = ["FILTERS", "FILTER_KEYS", "FILTER_TAGS", "Row", "TreeModel"]
-
-ACTIVE_MARK = "← active"
-INDENT_CAP = 8  # indent levels drawn at most; deeper rows get a depth marker
-DEPTH_SEP = "› "  # after the real depth in a capped row's marker: "12› "
-PATH_MARK = "• "
-FOLDED = "⊞"
-FOLDABLE = "⊟"
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One visible line of the tree."""
-
-    id: str
-    prefix: str  # gutters and connector, e.g. "│  ├─ " (fold state shown in the connector: "├⊞ ")
-    fold_marker: str  # "⊞ " for a folded row that has no connector (a root), else ""
-    on_path: bool  # on the root→leaf path (drawn with "• ")
-    is_active: bool  # the leaf (or, when a bookkeeping leaf is filtered out, the message it follows)
-    label: str | None
-    text: DisplayText
-    stub: str = ""  # a folded side branch in the spine layout: "48 entries · "
+__all__ = [
+    "ACTIVE_MARK",
+    "FILTERS",
+    "FILTER_KEYS",
+    "FILTER_TAGS",
+    "INDENT_CAP",
+    "PATH_MARK",
+    "Row",
+    "TreeModel",
+    "shifted_prefix",
+    "split_prefix",
+]
 
 
-def split_prefix(prefix: str) -> tuple[str, str, str]:
-    """(depth marker, gutters, connector) of a row prefix; only the gutters may be cut to shift a row left."""
-    marker = ""
-    head, sep, rest = prefix.partition(DEPTH_SEP)
-    if sep and head.isdigit():
-        marker, prefix = head + sep, rest
-    if prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} ")):
-        return marker, prefix[:-3], prefix[-3:]
-    return marker, prefix, ""
-
-
-def shifted_prefix(prefix: str, left: int) -> str:
-    """The prefix drawn with up to ``left`` cells of gutters cut (a dim "‹" shows where), marker and connector
-    kept: a row's text moves left, never off the edge."""
-    marker, gutters, conn = split_prefix(prefix)
-    cut = min(left, len(gutters))  # gutters are one cell per character
-    if not cut:
-        return prefix
-    return f"{marker}‹{gutters[cut + 1 :] if cut < len(gutters) else ''}{conn}"
-
-
-_UNPLACED = -2
-# spine layout work item: (node, parent row-node, real gutter depth, last gutters, connector, on the spine)
-_Work = tuple[int, int, int, tuple[bool, ...], str, bool]
-
-
-class _Node:
-    __slots__ = (
-        "id",
-        "parent",
-        "parent_id",
-        "timestamp",
-        "depth",
-        "children",
-        "kids",
-        "entry",
-        "kind",
-        "role",
-        "settings",
-        "hidden_assistant",
-        "_shown",
-        "_search",
-    )
-
-    def __init__(self, entry: Any, entry_id: str, kind: str, parent_id: Any, timestamp: str) -> None:
-        self.id = entry_id
-        self.entry = entry
-        self.parent = _UNPLACED  # preorder index of the parent in the full tree, -1 for roots
-        self.parent_id = parent_id
-        self.timestamp = timestamp
-        self.depth = 0
-        self.children: list[int] = []
-        self.kids: list[_Node] | None = None  # while building: child nodes in file order
-        self.kind = kind
-        self.role: str | None = None
-        self.settings = kind in SETTINGS_TYPES
-        self.hidden_assistant = False
-        self._shown: DisplayText | None = None
-        self._search: str | None = None
-
-
-def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
-    """``entry_id``, or the first ancestor of it that is not a skipped entry (bounded: ids may loop)."""
-    for _ in range(len(skipped) + 1):
-        if not isinstance(entry_id, str) or entry_id not in skipped:
-            return entry_id
-        entry_id = skipped[entry_id]
-    return None
-
-
-def _ts(node: _Node) -> int:
-    return iso_to_ms(node.timestamp)
-
-
-# How far up a tool result looks for the assistant turn that made its call (results follow their call).
-CALL_LOOKUP_DEPTH = 256
+# Entries from which a built model is moved out of the cyclic GC's reach (see settle_heap): its lists (one per
+# spine entry) would otherwise be walked by the first collections after the build, ~60 ms at 50,000 entries,
+# paid in the browser's first frame.
+SETTLE_AT = 5_000
 
 # Built models per session object (weakly held), with the state they were built from.
 _MODEL_CACHE: weakref.WeakKeyDictionary[SessionManager, tuple[tuple[Any, ...], TreeModel]] = (
@@ -197,16 +125,13 @@ class TreeModel:
         # Side branches opened by the user in the spine layout (they start folded there).
         self.unfolded: set[str] = set()
         self.page_size = max(1, page_size)
-        # Tool calls by id, filled lazily from the assistant turns above the tool results that get shown.
-        self.tool_calls: dict[str, ToolCallInfo] = {}
-        self._calls_read: set[int] = set()
-        self._nodes: list[_Node] = []
-        self._index: dict[str, int] = {}
-        self._passes_cache: dict[str, list[bool]] = {}
-        self._warm_at = 0
+        # filter verdicts per mode, filled as entries are looked at: 0 not yet, 1 hidden, 2 shown
+        self._passes_cache: dict[str, bytearray] = {}
         self.entry_count = len(entries)
-        with bulk():  # tens of thousands of small acyclic objects: no cyclic GC passes while creating them
-            self._build(entries)
+        with bulk():
+            self._t = TreeShape(entries)
+        self._index = self._t.index
+        self._texts = EntryTexts(self._t, home)
         self._path: set[int] = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
         self._anchor = self._active_anchor()
         # per-refresh state
@@ -215,6 +140,9 @@ class TreeModel:
         self._row_of: dict[int, int] = {}
         self._vparent: dict[int, int] = {}
         self._vchildren: dict[int, list[int]] = {}
+        # side branches the lazy pass did not enter -> whether they have visible entries under their first
+        self._stub_kids: dict[int, bool] = {}
+        self._prefix_cache: dict[tuple[int, tuple[bool, ...], str], str] = {}  # spine layout prefixes
         # the rows' own tree (what navigation walks): equals the visible tree in the classic layout; in the
         # spine layout side branches come before the spine child and folded stubs have no children
         self._rparent: dict[int, int] = {}
@@ -222,16 +150,18 @@ class TreeModel:
         self.spine = False  # the spine layout is in use
         self._spine_forks: list[int] = []  # rows of fork points on the spine, ascending
         self._side_roots: set[int] = set()
-        self._sizes: list[int] | None = None
         self._laid_out: tuple[Any, ...] = ()  # the _rows_key() the rows were laid out for
-        # (layout generation, first row that changed in it): lets the list keep drawn rows above a splice
-        self.layout_change: tuple[int, int] = (0, 0)
+        # (layout generation, first row that changed in it, first row after the change, rows added (or removed,
+        # negative)): lets the list keep the drawn rows around a splice; (gen, 0, -1, 0) when everything changed
+        self.layout_change: tuple[int, int, int, int] = (0, 0, -1, 0)
         self._active_row_node = -1
         self.selected = 0
         self._last_selected: str | None = selected_id if selected_id is not None else leaf_id
         self._reveal(selected_id)
         with bulk():
             self._refresh()
+        if self.entry_count >= SETTLE_AT:
+            settle_heap()
 
     @classmethod
     def from_session(cls, session: SessionManager, **kwargs: Any) -> TreeModel:
@@ -268,18 +198,15 @@ class TreeModel:
         """Back to a freshly opened state for the same entries (the leaf and labels may have moved)."""
         if filter_mode not in FILTERS:
             raise ValueError(f"Unknown tree filter {filter_mode!r}; expected one of {', '.join(FILTERS)}")
-        if home != self.home:
-            for node in self._nodes:
-                node._shown = node._search = None
-            self._warm_at = 0
+        self._texts.set_home(home)
         new_labels = dict(labels or {})
         if new_labels != self.labels:
             for eid in set(new_labels.items()) ^ set(self.labels.items()):
                 idx = self._index.get(eid[0])
                 if idx is not None:
-                    self._nodes[idx]._search = None
+                    self._texts.forget_search(idx)
             self._passes_cache.pop("labeled-only", None)
-            self._warm_at = 0
+            self._texts.forget_search()
         home_changed = home != self.home
         self.home = home
         self.labels = new_labels
@@ -315,183 +242,129 @@ class TreeModel:
         )
 
     # ------------------------------------------------------------------ building
-    def _build(self, entries: Sequence[Any]) -> None:
-        by_id: dict[str, _Node] = {}
-        order: list[_Node] = []
-        # pi 1.6's usage entries (e.g. cache warming) are accounting, never rows: their children hang on the
-        # nearest shown ancestor, and a usage entry as the leaf marks that ancestor active.
-        skipped: dict[str, Any] = {}
-        for e in entries:
-            eid, kind, parent_id, timestamp = tree_fields(e)
-            if kind == "usage":
-                skipped.setdefault(eid, parent_id)
-                continue
-            if eid in by_id:  # duplicate id: the first one wins, like the store's index
-                continue
-            node = _Node(e, eid, kind, parent_id, timestamp)
-            by_id[eid] = node
-            order.append(node)
-            if kind == "message":
-                node.role, node.hidden_assistant = message_facts(e)
-                # The tool-set log (role "system") is bookkeeping, like model changes: shown under "all".
-                node.settings = node.settings or node.role == "system"
-        roots: list[_Node] = []
-        for node in order:
-            parent = _through(skipped, node.parent_id)
-            up = by_id.get(parent) if isinstance(parent, str) and parent != node.id else None
-            if up is None:
-                roots.append(node)
-            elif up.kids is None:
-                up.kids = [node]
-            else:
-                up.kids.append(node)
-        for node in order:
-            if node.kids is not None and len(node.kids) > 1:
-                node.kids.sort(key=_ts)
-        if len(roots) > 1:
-            roots.sort(key=_ts)
-        self._dfs(roots)
-        # Entries caught in a parent cycle are reachable from no root: each unplaced one starts a new root.
-        if len(self._nodes) < len(order):
-            for node in order:
-                if node.parent == _UNPLACED:
-                    self._dfs([node])
-        for eid in skipped:
-            shown = self._index.get(_through(skipped, eid))
-            if shown is not None:
-                self._index.setdefault(eid, shown)
-
-    def _dfs(self, roots: list[_Node]) -> None:
-        """Preorder, children oldest first; a chain of only children is walked without the stack."""
-        nodes = self._nodes
-        index = self._index
-        stack: list[tuple[_Node, int]] = [(r, -1) for r in reversed(roots)]
-        while stack:
-            node, parent = stack.pop()
-            while node.parent == _UNPLACED:
-                idx = len(nodes)
-                node.parent = parent
-                nodes.append(node)
-                index[node.id] = idx
-                if parent >= 0:
-                    up = nodes[parent]
-                    up.children.append(idx)
-                    node.depth = up.depth + 1
-                kids = node.kids
-                if kids is None:
-                    break
-                if len(kids) > 1:
-                    stack.extend((c, idx) for c in reversed(kids[1:]))
-                node, parent = kids[0], idx
-
     def _active_anchor(self) -> int:
         """Where ``← active`` goes when the leaf row is filtered out: the leaf's nearest ancestor that is
         conversation (a leaf that is a label or model change sits, for the reader, on the message before it)."""
         i = self._index.get(self.leaf_id) if self.leaf_id else None
+        t = self._t
         while i is not None and i >= 0:
-            node = self._nodes[i]
-            if not (node.settings or node.hidden_assistant):
+            t.read_facts(i)
+            if not (t.settings[i] or t.hidden[i]):
                 return i
-            i = node.parent
+            i = t.parent[i]
         return -1
 
     def _path_indices(self, idx: int | None) -> list[int]:
-        out: list[int] = []
-        while idx is not None and idx >= 0:
-            out.append(idx)
-            idx = self._nodes[idx].parent
-        out.reverse()
-        return out
+        return self._t.path(idx)
 
     # ------------------------------------------------------------------ per-node text (lazy)
-    def _shown(self, i: int) -> DisplayText:
-        node = self._nodes[i]
-        if node._shown is None:
-            if node.role == "toolResult":
-                self._find_call(i)
-            node._shown = display_text(node.entry, self.tool_calls, self.home)
-        return node._shown
+    @property
+    def tool_calls(self) -> dict[str, ToolCallInfo]:
+        return self._texts.tool_calls
 
-    def _find_call(self, i: int) -> None:
-        """Read the tool calls of the assistant turns above tool result ``i`` until its call is known."""
-        msg = self._nodes[i].entry.get("message")
-        call_id = str(msg.get("toolCallId", "")) if isinstance(msg, dict) else ""
-        j = self._nodes[i].parent
-        steps = 0
-        while call_id not in self.tool_calls and j >= 0 and steps < CALL_LOOKUP_DEPTH:
-            node = self._nodes[j]
-            if node.role == "assistant" and j not in self._calls_read:
-                self._calls_read.add(j)
-                up = node.entry.get("message")
-                if isinstance(up, dict):
-                    self.tool_calls.update(tool_calls_of(up))
-            j = node.parent
-            steps += 1
+    def _shown(self, i: int) -> DisplayText:
+        return self._texts.shown(i)
 
     def _search(self, i: int) -> str:
-        node = self._nodes[i]
-        if node._search is None:
-            node._search = search_text(node.entry, self._shown(i), self.labels.get(node.id))
-        return node._search
+        return self._texts.search(i, self.labels.get(self._t.ids[i]))
 
-    def warm_search(self, limit: int | None = None) -> bool:
-        """Build search text for up to ``limit`` more entries (all when None); True once every entry has it.
-        The screen calls this in small slices while the user reads, so the first keystroke finds it ready."""
-        n = len(self._nodes)
-        end = n if limit is None else min(n, self._warm_at + limit)
-        search = self._search
-        for i in range(self._warm_at, end):
-            search(i)
-        self._warm_at = end
-        return end >= n
+    def warm_search(self, limit: int | None = None, budget_s: float | None = None) -> bool:
+        """Build search text for up to ``limit`` more entries (all when None), stopping once ``budget_s`` of
+        CPU time is spent; True once every entry has it. The screen calls this in short slices while the user
+        reads, so the first keystroke finds it ready and a key pressed meanwhile waits for one slice at most."""
+        return self._texts.warm(self.labels, limit, budget_s)
 
     # ------------------------------------------------------------------ filtering and layout
     def _passes(self, i: int) -> bool:
-        node = self._nodes[i]
+        t = self._t
+        t.read_facts(i)
         mode = self.filter_mode
-        if node.hidden_assistant and mode != "all" and node.id != self.leaf_id:
+        if t.hidden[i] and mode != "all" and t.ids[i] != self.leaf_id:
             return False
         if mode == "default":
-            return not node.settings
+            return not t.settings[i]
         if mode == "no-tools":
-            return not node.settings and node.role != "toolResult"
+            return not t.settings[i] and t.role[i] != "toolResult"
         if mode == "user-only":
-            return node.role == "user"
+            return t.role[i] == "user"
         if mode == "labeled-only":
-            return node.id in self.labels
+            return t.ids[i] in self.labels
         return True
 
-    def _passes_all(self) -> list[bool]:
-        """The filter verdict per entry, kept per filter (changing filters back and forth is then cheap)."""
+    def _verdicts(self) -> bytearray:
+        """The filter verdicts of the current mode, kept per filter (changing filters back and forth is then
+        cheap): 0 not looked at yet, 1 hidden, 2 shown."""
         mode = self.filter_mode
         out = self._passes_cache.get(mode)
         if out is None:
-            passes = self._passes
-            out = self._passes_cache[mode] = [passes(i) for i in range(len(self._nodes))]
+            out = self._passes_cache[mode] = bytearray(len(self._t))
         return out
 
+    def _pass(self, i: int) -> bool:
+        verdict = self._verdicts()
+        v = verdict[i]
+        if not v:
+            v = verdict[i] = 2 if self._passes(i) else 1
+        return v == 2
+
     def _refresh(self) -> None:
-        nodes = self._nodes
-        n = len(nodes)
+        # A deep tree opens in the spine layout with its side branches folded: their entries are not looked
+        # at until one is unfolded (the first visible entry of each, for its stub, is).
+        lazy = not self.query and not self.folded and self._t.deeper_than(INDENT_CAP)
+        self._visible_pass(lazy)
+        if lazy and not self.spine:  # the spine alone did not nest deep enough: lay out everything
+            self._visible_pass(False)
+        self._laid_out = self._rows_key()
+        leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
+        self._active_row_node = -1
+        if leaf_i is not None:
+            self._active_row_node = (
+                leaf_i if leaf_i in self._row_of else self._anchor if self._anchor in self._row_of else -1
+            )
+        self.selected = self._nearest_row(self._last_selected)
+        self._remember()
+
+    def _visible_pass(self, lazy: bool) -> None:
+        """The visible tree (nearest shown ancestor of each shown entry) and its layout. ``lazy``: folded side
+        branches of the spine layout are not entered (their stubs only learn whether they have entries)."""
+        parent, size = self._t.parent, self._t.size
+        n = len(parent)
         terms = self.query.lower().split()
         folded_idx = {self._index[f] for f in self.folded if f in self._index}
-        skip = [False] * n if folded_idx else None
         near = [-1] * n  # nearest visible ancestor-or-self
         visible: list[int] = []
         vparent: dict[int, int] = {}
         vchildren: dict[int, list[int]] = {-1: []}
-        passes = self._passes_all()
+        self._stub_kids = stub_kids = {}
+        verdict = self._verdicts()
+        passes = self._passes
         search = self._search
-        for i in range(n):
-            p = nodes[i].parent
-            if skip is not None and p >= 0 and (skip[p] or p in folded_idx):
-                skip[i] = True
-                near[i] = near[p]
-                continue
-            ok = passes[i]
+        cached_search = self._texts.cached_search
+        path, ids, unfolded = self._path, self._t.ids, self.unfolded
+        i = -1
+        while i + 1 < n:
+            # the entries under a folded one are skipped whole (preorder: its subtree is the next size-1)
+            i = i + size[i] if i >= 0 and i in folded_idx else i + 1
+            if i >= n:
+                break
+            p = parent[i]
+            v = verdict[i]
+            if not v:
+                v = verdict[i] = 2 if passes(i) else 1
+            ok = v == 2
+            if ok and lazy and i not in path and size[i] > 1 and ids[i] not in unfolded:
+                vp = near[p] if p >= 0 else -1
+                if vp < 0 or vp in path:  # a side branch's first shown entry: its stub
+                    near[i] = i
+                    visible.append(i)
+                    vparent[i] = vp
+                    vchildren.setdefault(vp, []).append(i)
+                    end = i + size[i]
+                    stub_kids[i] = any(self._pass(j) for j in range(i + 1, end))
+                    i = end - 1
+                    continue
             if ok and terms:
-                node = nodes[i]
-                text = node._search
+                text = cached_search(i)
                 if text is None:
                     text = search(i)
                 ok = all(t in text for t in terms)
@@ -510,31 +383,44 @@ class TreeModel:
         self._vparent = vparent
         self._vchildren = vchildren
         self._layout(visible)
-        self._laid_out = self._rows_key()
-        leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
-        self._active_row_node = -1
-        if leaf_i is not None:
-            self._active_row_node = (
-                leaf_i if leaf_i in self._row_of else self._anchor if self._anchor in self._row_of else -1
-            )
-        self.selected = self._nearest_row(self._last_selected)
-        self._remember()
+
+    def _materialize(self, s: int) -> None:
+        """The visible subtree of side branch ``s``, skipped by the lazy pass, before it is unfolded."""
+        if self._stub_kids.pop(s, None) is None:
+            return
+        parent = self._t.parent
+        vparent, vchildren = self._vparent, self._vchildren
+        near = {s: s}
+        passes = self._pass
+        for i in range(s + 1, s + self._t.size[s]):
+            vp = near[parent[i]]
+            if passes(i):
+                near[i] = i
+                vparent[i] = vp
+                vchildren.setdefault(vp, []).append(i)
+            else:
+                near[i] = vp
+
+    def _has_vkids(self, i: int) -> bool:
+        """``i`` has visible children (known without entering a lazily folded side branch)."""
+        kids = self._stub_kids.get(i)
+        return kids if kids is not None else bool(self._vchildren.get(i))
 
     def _layout(self, visible: list[int]) -> None:
         """Rows in order with their prefixes: the classic layout while it stays within INDENT_CAP levels, else
         the spine layout."""
-        self.layout_change = (self.layout_change[0] + 1, 0)
+        self.layout_change = (self.layout_change[0] + 1, 0, -1, 0)
         self._spine_forks = []
         self._side_roots = set()
         spine_root = self._spine_root()
-        self.spine = spine_root >= 0 and self._classic_depth(visible) > INDENT_CAP
+        self.spine = spine_root >= 0 and classic_depth(visible, self._vparent, self._vchildren) > INDENT_CAP
         if self.spine:
             self._layout_spine(spine_root)
         else:
             self._visible = visible
             self._rparent = self._vparent
             self._rchildren = self._vchildren
-            self._prefix = self._classic_prefixes(visible)
+            self._prefix = classic_prefixes(visible, self._vparent, self._vchildren, self.folded, self._t.ids)
         self._row_of = {node_i: row for row, node_i in enumerate(self._visible)}
 
     def _spine_root(self) -> int:
@@ -543,53 +429,8 @@ class TreeModel:
                 return r
         return -1
 
-    def _classic_depth(self, visible: list[int]) -> int:
-        """The deepest indent (levels, a connector counting as one) the classic layout would draw."""
-        vch = self._vchildren
-        vparent = self._vparent
-        level: dict[int, int] = {-1: 0}
-        deepest = 0
-        for i in visible:
-            vp = vparent[i]
-            d = level[vp] + (len(vch[vp]) > 1)
-            level[i] = d
-            if d > deepest:
-                deepest = d
-                if d > INDENT_CAP:
-                    break
-        return deepest
-
-    def _classic_prefixes(self, visible: list[int]) -> list[str]:
-        """Prefix strings: indent one level per visible fork, connectors on fork children."""
-        gutters: dict[int, tuple[bool, ...]] = {}
-        cache: dict[tuple[bool, ...], str] = {(): ""}
-        prefixes: list[str] = []
-        vchildren = self._vchildren
-        folded = self.folded
-        nodes = self._nodes
-
-        def gutter_text(g: tuple[bool, ...]) -> str:
-            s = cache.get(g)
-            if s is None:
-                s = cache[g] = "".join("│  " if cont else "   " for cont in g)
-            return s
-
-        for i in visible:
-            vp = self._vparent[i]
-            siblings = vchildren[vp]
-            base = gutters[vp] if vp >= 0 else ()
-            if len(siblings) > 1:
-                last = siblings[-1] == i
-                mid = FOLDED if nodes[i].id in folded else FOLDABLE if i in vchildren else "─"
-                prefixes.append(f"{gutter_text(base)}{'└' if last else '├'}{mid} ")
-                gutters[i] = (*base, not last)
-            else:
-                gutters[i] = base
-                prefixes.append(gutter_text(base))
-        return prefixes
-
     def _is_folded(self, i: int) -> bool:
-        nid = self._nodes[i].id
+        nid = self._t.ids[i]
         if nid in self.folded:
             return True
         # side branches start folded in the spine layout, except while searching (the matches must show)
@@ -598,7 +439,7 @@ class TreeModel:
     def _layout_spine(self, spine_root: int) -> None:
         """The active path at indent 0; each side branch right after its fork point, folded unless opened;
         inside side branches the classic layout, capped at INDENT_CAP levels."""
-        self._prefix_cache: dict[tuple[int, tuple[bool, ...], str], str] = {}
+        self._prefix_cache = {}
         self._visible = []
         self._prefix = []
         self._rparent = {}
@@ -606,93 +447,37 @@ class TreeModel:
         self._spine_forks = []
         top = self._vchildren.get(-1, [])
         side_top = [r for r in top if r != spine_root]
-        work: list[_Work] = [(spine_root, -1, 0, (), "", True)]
+        work: list[Work] = [(spine_root, -1, 0, (), "", True)]
         for k in range(len(side_top) - 1, -1, -1):
             self._side_roots.add(side_top[k])
             work.append((side_top[k], -1, 0, (), self._connector(side_top[k], False), False))
         self._rchildren[-1] = [*side_top, spine_root]
         self._walk(work, self._visible, self._prefix, self._spine_forks)
 
-    def _capped_prefix(self, depth: int, g: tuple[bool, ...], conn: str) -> str:
-        """Gutters and connector, at most INDENT_CAP levels; deeper rows start with their level (``12› ``).
-        ``g`` holds the last INDENT_CAP gutters, ``depth`` the real number of them."""
-        key = (depth, g, conn)
-        out = self._prefix_cache.get(key)
-        if out is None:
-            levels = depth + (1 if conn else 0)
-            shown = g
-            marker = ""
-            if levels > INDENT_CAP:
-                keep = INDENT_CAP - 1 - (1 if conn else 0)
-                shown = g[len(g) - keep :] if keep > 0 else ()
-                marker = f"{levels}{DEPTH_SEP}"
-            out = self._prefix_cache[key] = marker + "".join("│  " if c else "   " for c in shown) + conn
-        return out
-
     def _connector(self, i: int, last: bool) -> str:
-        mid = "─" if i not in self._vchildren else FOLDED if self._is_folded(i) else FOLDABLE
+        mid = "─" if not self._has_vkids(i) else FOLDED if self._is_folded(i) else FOLDABLE
         return f"{'└' if last else '├'}{mid} "
 
-    def _walk(self, work: list[_Work], rows: list[int], prefixes: list[str], forks: list[int]) -> None:
-        """Lay out rows depth-first from the work stack (node, parent row-node, real gutter depth, last
-        gutters, connector, on the spine); spine nodes list their side branches before the spine child."""
-        path = self._path
-        vch = self._vchildren
-        rparent = self._rparent
-        rchildren = self._rchildren
-        side_roots = self._side_roots
-        is_folded = self._is_folded
-        connector = self._connector
-        prefix = self._capped_prefix
-        while work:
-            i, rp, depth, g, conn, on_spine = work.pop()
-            rparent[i] = rp
-            rows.append(i)
-            if on_spine:
-                prefixes.append("")
-                kids = vch.get(i)
-                if not kids:
-                    continue
-                nxt = -1
-                side: list[int] = []
-                for c in kids:
-                    if c in path:
-                        nxt = c
-                    else:
-                        side.append(c)
-                rchildren[i] = side + [nxt] if nxt >= 0 else side
-                if side:
-                    forks.append(len(rows) - 1)
-                if nxt >= 0:
-                    work.append((nxt, i, 0, (), "", True))
-                for k in range(len(side) - 1, -1, -1):
-                    c = side[k]
-                    side_roots.add(c)
-                    work.append((c, i, 0, (), connector(c, k == len(side) - 1), False))
-                continue
-            prefixes.append(prefix(depth, g, conn))
-            if is_folded(i):
-                continue
-            kids = vch.get(i)
-            if not kids:
-                continue
-            rchildren[i] = kids
-            # the gutters below this row: a connector row adds one, continuing while later siblings follow
-            if conn:
-                cg = (*g, not conn.startswith("└"))[-INDENT_CAP:]
-                cdepth = depth + 1
-            else:
-                cg, cdepth = g, depth
-            if len(kids) == 1:
-                work.append((kids[0], i, cdepth, cg, "", False))
-                continue
-            for k in range(len(kids) - 1, -1, -1):
-                c = kids[k]
-                work.append((c, i, cdepth, cg, connector(c, k == len(kids) - 1), False))
+    def _walk(self, work: list[Work], rows: list[int], prefixes: list[str], forks: list[int]) -> None:
+        walk_spine(
+            work,
+            path=self._path,
+            vchildren=self._vchildren,
+            is_folded=self._is_folded,
+            connector=self._connector,
+            rows=rows,
+            prefixes=prefixes,
+            forks=forks,
+            rparent=self._rparent,
+            rchildren=self._rchildren,
+            side_roots=self._side_roots,
+            prefix_cache=self._prefix_cache,
+        )
 
     def _toggle_side(self, i: int) -> None:
         """Fold or unfold side branch ``i`` of the spine layout in place: only its rows are laid out and
         spliced in or out (a 50,000-entry session is not laid out again for one stub)."""
+        self._materialize(i)
         r = self._row_of[i]
         rows, prefixes = self._visible, self._prefix
         last = prefixes[r].startswith("└")
@@ -714,23 +499,14 @@ class TreeModel:
         k = bisect_right(forks, r)
         forks[k:] = [f + delta for f in forks[k:]]
         self._row_of = dict(zip(rows, range(len(rows)), strict=True))
-        self.layout_change = (self.layout_change[0] + 1, r)
+        self.layout_change = (self.layout_change[0] + 1, r, end, delta)
         self._laid_out = self._rows_key()
         self.selected = self._nearest_row(self._last_selected)
         self._remember()
 
     def _subtree_size(self, i: int) -> int:
-        """Entries in the full tree under ``i`` (itself included); sizes are computed once, on first need."""
-        sizes = self._sizes
-        if sizes is None:
-            nodes = self._nodes
-            sizes = [1] * len(nodes)
-            for k in range(len(nodes) - 1, -1, -1):
-                p = nodes[k].parent
-                if p >= 0:
-                    sizes[p] += sizes[k]
-            self._sizes = sizes
-        return sizes[i]
+        """Entries in the full tree under ``i`` (itself included)."""
+        return self._t.size[i]
 
     def _nearest_row(self, entry_id: str | None) -> int:
         """Row of ``entry_id`` or of its nearest visible ancestor; else the last row (pi)."""
@@ -741,12 +517,12 @@ class TreeModel:
             row = self._row_of.get(idx)
             if row is not None:
                 return row
-            idx = self._nodes[idx].parent
+            idx = self._t.parent[idx]
         return len(self._visible) - 1
 
     def _remember(self) -> None:
         if self._visible:
-            self._last_selected = self._nodes[self._visible[self.selected]].id
+            self._last_selected = self._t.ids[self._visible[self.selected]]
 
     # ------------------------------------------------------------------ moving (see widgets.tree.navigation)
     def _set(self, row: int) -> None:
@@ -783,14 +559,14 @@ class TreeModel:
         i = self._index.get(entry_id) if entry_id is not None else None
         changed = False
         while i is not None and i >= 0 and i not in self._path:
-            node = self._nodes[i]
-            if i != self._index[entry_id] and node.id in self.folded:  # type: ignore[index]
-                self.folded.discard(node.id)
+            nid, up = self._t.ids[i], self._t.parent[i]
+            if i != self._index[entry_id] and nid in self.folded:  # type: ignore[index]
+                self.folded.discard(nid)
                 changed = True
-            if (node.parent < 0 or node.parent in self._path) and node.id not in self.unfolded:
-                self.unfolded.add(node.id)  # the side branch's first entry (only matters in the spine layout)
+            if (up < 0 or up in self._path) and nid not in self.unfolded:
+                self.unfolded.add(nid)  # the side branch's first entry (only matters in the spine layout)
                 changed = True
-            i = node.parent
+            i = up
         return changed
 
     def is_foldable(self, entry_id: str) -> bool:
@@ -801,7 +577,7 @@ class TreeModel:
             if i in self._path:
                 return False  # the spine always shows
             if i in self._side_roots:
-                return bool(self._vchildren.get(i))
+                return self._has_vkids(i)
         return is_foldable(i, self._vparent, self._vchildren, self._row_of)
 
     def is_folded(self, entry_id: str) -> bool:
@@ -809,7 +585,7 @@ class TreeModel:
         i = self._index.get(entry_id)
         if i is None or i not in self._row_of:
             return False
-        return entry_id in self.folded or (bool(self._vchildren.get(i)) and self._is_folded(i))
+        return entry_id in self.folded or (self._has_vkids(i) and self._is_folded(i))
 
     def _auto_folding(self, i: int | None) -> bool:
         """A side branch of the spine layout while not searching: folded unless the user opened it."""
@@ -917,12 +693,12 @@ class TreeModel:
             self.labels.pop(entry_id, None)
         else:
             self.labels[entry_id] = label
-        self._nodes[idx]._search = None
+        self._texts.forget_search(idx)
         self._passes_cache.pop("labeled-only", None)
         self._refresh()
 
     def entry_ids(self) -> Iterable[str]:
-        return (n.id for n in self._nodes)
+        return iter(self._t.ids)
 
     # ------------------------------------------------------------------ reading
     def __len__(self) -> int:
@@ -930,16 +706,16 @@ class TreeModel:
 
     @property
     def total_entries(self) -> int:
-        return len(self._nodes)
+        return len(self._t)
 
     @property
     def selected_id(self) -> str | None:
-        return self._nodes[self._visible[self.selected]].id if self._visible else None
+        return self._t.ids[self._visible[self.selected]] if self._visible else None
 
     def _row_marks(self, r: int) -> tuple[int, str, str, bool]:
         """(node, prefix, fold marker, folded) of row ``r`` — the row's shape without its text."""
         i = self._visible[r]
-        nid = self._nodes[i].id
+        nid = self._t.ids[i]
         prefix = self._prefix[r]
         has_connector = prefix.endswith(("─ ", f"{FOLDED} ", f"{FOLDABLE} "))
         folded = nid in self.folded or (self.spine and i in self._side_roots and self._is_folded(i))
@@ -947,18 +723,18 @@ class TreeModel:
 
     def row(self, r: int) -> Row:
         i, prefix, fold_marker, folded = self._row_marks(r)
-        node = self._nodes[i]
+        nid = self._t.ids[i]
         stub = ""
-        if self.spine and folded and self._vchildren.get(i):
+        if self.spine and folded and self._has_vkids(i):
             size = self._subtree_size(i)
             stub = f"{size} {'entry' if size == 1 else 'entries'} · "
         return Row(
-            id=node.id,
+            id=nid,
             prefix=prefix,
             fold_marker=fold_marker,
             on_path=i in self._path,
             is_active=i == self._active_row_node,
-            label=self.labels.get(node.id),
+            label=self.labels.get(nid),
             text=self._shown(i),
             stub=stub,
         )
@@ -994,7 +770,7 @@ class TreeModel:
 
     def entry(self, entry_id: str) -> Any:
         idx = self._index.get(entry_id)
-        return self._nodes[idx].entry if idx is not None else None
+        return self._t.entries[idx] if idx is not None else None
 
     def entry_text(self, entry_id: str) -> str:
         e = self.entry(entry_id)
@@ -1004,14 +780,12 @@ class TreeModel:
         idx = self._index.get(entry_id)
         if idx is None:
             return []
-        if self._nodes[idx].role == "toolResult":
-            self._find_call(idx)
-        return preview_sections(self._nodes[idx].entry, self.tool_calls, self.home)
+        return self._texts.preview(idx)
 
     def path_to(self, entry_id: str) -> list[str]:
         """Entry ids root → ``entry_id``."""
         idx = self._index.get(entry_id)
-        return [self._nodes[i].id for i in self._path_indices(idx)] if idx is not None else []
+        return [self._t.ids[i] for i in self._path_indices(idx)] if idx is not None else []
 
     def path_outline(self, entry_id: str, limit: int = 12) -> tuple[int, list[tuple[str, DisplayText, bool]]]:
         """(entries on the path, last ``limit`` landmarks) — landmarks are user turns, summaries, compactions and
@@ -1019,32 +793,31 @@ class TreeModel:
         idx = self._index.get(entry_id)
         if idx is None:
             return 0, []
+        t = self._t
         marks: list[tuple[str, DisplayText, bool]] = []
         i = idx
         while i >= 0:  # walk up only as far as the landmarks reach: sessions can be 10,000 entries deep
-            node = self._nodes[i]
-            fork = len(node.children) > 1
-            if fork or node.role == "user" or node.kind in ("branch_summary", "compaction") or i == idx:
-                marks.append((node.id, self._shown(i), fork))
+            fork = t.child_count(i) > 1
+            if fork or t.role_of(i) == "user" or t.kind[i] in ("branch_summary", "compaction") or i == idx:
+                marks.append((t.ids[i], self._shown(i), fork))
                 if len(marks) >= limit:
                     break
-            i = node.parent
+            i = t.parent[i]
         marks.reverse()
         # Off the active path: where it branched off the spine leads, so a deep side entry reads in context.
         j = idx
         while j >= 0 and j not in self._path and self._path:
-            j = self._nodes[j].parent
-        if j >= 0 and j != idx and all(mid != self._nodes[j].id for mid, _, _ in marks):
-            marks.insert(0, (self._nodes[j].id, self._shown(j), True))
-        return self._nodes[idx].depth + 1, marks
+            j = t.parent[j]
+        if j >= 0 and j != idx and all(mid != t.ids[j] for mid, _, _ in marks):
+            marks.insert(0, (t.ids[j], self._shown(j), True))
+        return t.depth[idx] + 1, marks
 
     def is_user_entry(self, entry_id: str) -> bool:
         idx = self._index.get(entry_id)
         if idx is None:
             return False
-        node = self._nodes[idx]
-        return node.role == "user" or node.kind == "custom_message"
+        return self._t.role_of(idx) == "user" or self._t.kind[idx] == "custom_message"
 
     def has_children(self, entry_id: str) -> bool:
         idx = self._index.get(entry_id)
-        return idx is not None and bool(self._nodes[idx].children)
+        return idx is not None and self._t.size[idx] > 1

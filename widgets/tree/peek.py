@@ -8,16 +8,19 @@ from the line with a few regexes here. Anything unusual falls back to the parsed
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
+
+from pi_app.session.store.record import EntryRecord
 
 from .entry_text import is_hidden_assistant
 
 # pi writes a message entry as {"type":"message","id":…,"parentId":…,"timestamp":…,"message":{"role":…
 _ROLE = re.compile(r'"message":\{"role":"([A-Za-z]+)"')
-_TEXT = re.compile(r'"type":"text","text":"((?:[^"\\]|\\.)*)"')
+# a text part with something besides whitespace (raw, or escaped as \n \r \t \f) in it
+_NONBLANK_TEXT = re.compile(r'"type":"text","text":"(?:\s|\\[nrtf])*(?:[^"\\\s]|\\[^nrtf])')
 _STOP = re.compile(r'"stopReason":"([A-Za-z]+)"')
-_WS_ESCAPE = re.compile(r"\\[nrtf]")
 ROLE_WINDOW = 400  # the role sits right after the fixed prefix
 
 
@@ -44,20 +47,14 @@ def unparsed_line(entry: Any) -> str | None:
     return raw if isinstance(raw, str) else None
 
 
-def _blank_json_string(body: str) -> bool:
-    return not _WS_ESCAPE.sub(" ", body).strip()
-
-
 def message_facts(entry: Any) -> tuple[str | None, bool]:
     """(role, is a tool-calls-only assistant turn) of a message entry."""
-    raw = unparsed_line(entry)
+    raw = entry.unparsed_line if type(entry) is EntryRecord else unparsed_line(entry)
     if raw is not None:
         m = _ROLE.search(raw, 0, ROLE_WINDOW)
         if m is not None:
             role = m.group(1)
-            if role != "assistant":
-                return role, False
-            if any(not _blank_json_string(t.group(1)) for t in _TEXT.finditer(raw)):
+            if role != "assistant" or _NONBLANK_TEXT.search(raw) is not None:
                 return role, False
             # No text: the message-level stopReason follows the content, so the last match is the right one.
             stops = _STOP.findall(raw)
@@ -68,3 +65,16 @@ def message_facts(entry: Any) -> tuple[str | None, bool]:
         return None, False
     role = msg.get("role")
     return role, role == "assistant" and is_hidden_assistant(msg)
+
+
+def transient(entry: Any) -> Any:
+    """The entry for a one-off read of many fields: an unparsed record's line is parsed and not kept (the
+    record stays unparsed); dicts, parsed records and damaged lines come back as they are."""
+    raw = unparsed_line(entry)
+    if raw is None:
+        return entry
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return entry
+    return obj if isinstance(obj, dict) else entry

@@ -76,6 +76,8 @@ class PreviewPane(Widget):
         return "".join(text for text, _ in self._paragraphs)
 
     def show(self, paragraphs: list[Paragraph]) -> None:
+        if paragraphs == self._paragraphs and self._top == 0:
+            return  # the same entry (a stub unfolded under the cursor, a filter that kept it): nothing to draw
         self._paragraphs = paragraphs
         self._top = 0
         self._reset_wrap()

@@ -34,7 +34,7 @@ PREVIEW_LIMIT = 6000  # characters per preview section; the whole text is one `y
 # PREVIEW_DEBOUNCE_S after the last move; a single move redraws both in the same frame.
 PREVIEW_DEBOUNCE_S = 0.03
 REPEAT_S = 0.05
-WARM_SLICE = 1500  # entries of search text built per idle slice after opening
+WARM_SLICE_S = 0.006  # CPU seconds of search text built per idle slice after opening
 
 FOOTER_KEYS = (
     "enter continue here · f fork to new file · c clone path · y copy · L label · "
@@ -138,7 +138,7 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         self._update_preview()
 
     def _warm_step(self) -> None:
-        if not self.model.warm_search(WARM_SLICE):
+        if not self.model.warm_search(budget_s=WARM_SLICE_S):
             self.set_timer(0.01, self._warm_step)
 
     @property

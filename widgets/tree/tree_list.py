@@ -113,17 +113,20 @@ class TreeList(ScrollView, can_focus=True):
 
     def refresh_rows(self) -> None:
         """The model changed (rows, filter or selection): resize, keep the cursor in view, redraw."""
-        gen, first = self.model.layout_change
-        # rows above an in-place splice (an unfolded stub) keep their drawn lines; 0: redraw all (also when
-        # only the cursor moved, as the row it left is not known here)
+        gen, first, after, delta = self.model.layout_change
+        # rows around an in-place splice (an unfolded stub) keep their drawn lines, those below it moved by
+        # ``delta``; 0: redraw all (also when only the cursor moved, as the row it left is not known here)
         first = first if gen == self._layout_seen + 1 else 0
         if gen != self._layout_seen:
             self._layout_seen = gen
             if first == 0:
                 self._strips.clear()
             else:
-                for key in [k for k in self._strips if k[0] >= first]:
-                    del self._strips[key]
+                strips = self._strips
+                moved = {(k[0] + delta, *k[1:]): v for k, v in strips.items() if k[0] >= after >= 0}
+                for key in [k for k in strips if k[0] >= first]:
+                    del strips[key]
+                strips.update(moved)
         top, left = int(self.scroll_offset.y), self.left
         self._set_rows(len(self.model))
         self.scroll_to_cursor()

@@ -1,0 +1,258 @@
+"""The session tree's shape, built once per session state: parallel lists in preorder, no object per entry.
+
+Children are oldest first (by timestamp). A 50,000-entry session becomes a dozen lists of ints and strings:
+building them is mostly C-level ``map``/``zip`` work, and the cyclic GC has a handful of containers to walk
+instead of 50,000 node objects (its full passes over those cost more than the build, at the first frame).
+Children are not stored: in preorder, the children of ``i`` are ``i + 1``, then each next sibling at
+``c + size[c]``, up to ``i + size[i]`` — and ``size`` is also what a folded stub shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import repeat
+from operator import attrgetter, eq
+from typing import Any
+
+from pi_app.session.messages import iso_to_ms
+from pi_app.session.store.record import EntryRecord
+
+from .entry_text import SETTINGS_TYPES
+from .peek import message_facts, tree_fields
+
+_FIELDS = (attrgetter("id"), attrgetter("type"), attrgetter("parent_id"), attrgetter("timestamp"))
+
+
+def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
+    """``entry_id``, or the first ancestor of it that is not a skipped entry (bounded: ids may loop)."""
+    for _ in range(len(skipped) + 1):
+        if not isinstance(entry_id, str) or entry_id not in skipped:
+            return entry_id
+        entry_id = skipped[entry_id]
+    return None
+
+
+def _fields(entries: Sequence[Any]) -> tuple[list[str], list[str], list[Any], list[str]]:
+    """(ids, types, parent ids, timestamps) in file order; records' fields are read at C speed."""
+    if set(map(type, entries)) <= {EntryRecord}:
+        ids, kinds, parents, stamps = (list(map(get, entries)) for get in _FIELDS)
+        if all(map(str.__instancecheck__, ids)):
+            return ids, [k or "" for k in kinds], parents, [t or "" for t in stamps]
+    rows = [tree_fields(e) for e in entries]
+    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]
+
+
+class TreeShape:
+    """Every entry of a session as a preorder position, with the facts filters need."""
+
+    __slots__ = (
+        "ids",
+        "entries",
+        "parent",
+        "size",
+        "depth",
+        "kind",
+        "role",
+        "settings",
+        "hidden",
+        "index",
+        "_read",
+        "_deep",
+    )
+
+    def __init__(self, entries: Sequence[Any]) -> None:
+        self.ids: list[str] = []
+        self.entries: list[Any] = []
+        self.parent: list[int] = []  # preorder index of the parent, -1 for roots
+        self.size: list[int] = []  # entries in the subtree, itself included
+        self.depth: list[int] = []
+        self.kind: list[str] = []
+        # Facts filters need, read from a message's line when first asked (``role_of`` and friends): opening
+        # a deep session reads the spine's lines, not those inside folded side branches.
+        self.role: list[str | None] = []
+        self.settings: list[bool] = []  # bookkeeping: shown only under the "all" filter
+        self.hidden: list[bool] = []  # an assistant turn made only of tool calls
+        self._read = bytearray()  # 1 once an entry's facts are in the three lists above
+        self._deep: dict[int, bool] = {}
+        self.index: dict[str, int] = {}  # entry id -> preorder index (skipped usage ids -> their ancestor)
+        if entries:
+            self._build(entries)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def children(self, i: int) -> Iterator[int]:
+        size = self.size
+        c, end = i + 1, i + size[i]
+        while c < end:
+            yield c
+            c += size[c]
+
+    def child_count(self, i: int, limit: int = 2) -> int:
+        """Children of ``i``, counted up to ``limit``."""
+        size = self.size
+        c, end, k = i + 1, i + size[i], 0
+        while c < end and k < limit:
+            k += 1
+            c += size[c]
+        return k
+
+    def deeper_than(self, cap: int) -> bool:
+        """True if forks nest more than ``cap`` levels anywhere (a level per fork child, as the classic layout
+        indents). No filter can make a tree deeper: visible forks are a subset of these."""
+        deep = self._deep.get(cap)
+        if deep is None:
+            parent, size = self.parent, self.size
+            level = [0] * len(parent)
+            top = int(parent.count(-1) > 1)
+            deep = False
+            for i, p in enumerate(parent):
+                d = top if p < 0 else level[p] + (i != p + 1 or i + size[i] < p + size[p])
+                if d > cap:
+                    deep = True
+                    break
+                level[i] = d
+            self._deep[cap] = deep
+        return deep
+
+    def path(self, i: int | None) -> list[int]:
+        """Preorder indices root → ``i``."""
+        out: list[int] = []
+        parent = self.parent
+        while i is not None and i >= 0:
+            out.append(i)
+            i = parent[i]
+        out.reverse()
+        return out
+
+    def _build(self, entries: Sequence[Any]) -> None:
+        ids, kinds, parents, stamps = _fields(entries)
+        n = len(ids)
+        keep: Sequence[int] = range(n)
+        skipped: dict[str, Any] = {}
+        index = dict(zip(reversed(ids), range(n - 1, -1, -1), strict=True))  # the first of duplicates wins
+        if len(index) < n or "usage" in kinds:
+            # pi 1.6's usage entries (e.g. cache warming) are accounting, never rows: their children hang on
+            # the nearest shown ancestor, and a usage entry as the leaf marks that ancestor active.
+            index = {}
+            kept: list[int] = []
+            for k in range(n):
+                eid = ids[k]
+                if kinds[k] == "usage":
+                    skipped.setdefault(eid, parents[k])
+                elif eid not in index:  # duplicate id: the first one wins, like the store's index
+                    index[eid] = len(kept)
+                    kept.append(k)
+            keep = kept
+            ids, kinds, stamps = [ids[k] for k in keep], [kinds[k] for k in keep], [stamps[k] for k in keep]
+            parents = [_through(skipped, parents[k]) for k in keep]
+            n = len(keep)
+        try:
+            up = list(map(index.get, parents, repeat(-1)))
+        except TypeError:  # an unhashable parentId in a damaged line
+            up = [index.get(p, -1) if isinstance(p, str) else -1 for p in parents]
+        if any(map(eq, up, range(n))):
+            up = [-1 if p == k else p for k, p in enumerate(up)]  # its own parent: a root
+        # children in file order: the first in ``first``, all of them in ``more`` when there are several
+        first = [-1] * n
+        more: dict[int, list[int]] = {}
+        roots: list[int] = []
+        for k in range(n):
+            p = up[k]
+            if p < 0:
+                roots.append(k)
+            elif first[p] < 0:
+                first[p] = k
+            else:
+                lst = more.get(p)
+                if lst is None:
+                    more[p] = [first[p], k]
+                else:
+                    lst.append(k)
+
+        def ts(k: int) -> int:
+            return iso_to_ms(stamps[k])
+
+        for lst in more.values():
+            lst.sort(key=ts)
+        if len(roots) > 1:
+            roots.sort(key=ts)
+        order: list[int] = []
+        parent: list[int] = []
+        depth: list[int] = []
+        pre = [-1] * n
+        self._dfs(roots, first, more, pre, order, parent, depth)
+        if len(order) < n:  # entries caught in a parent cycle: each unplaced one starts a new root
+            for k in range(n):
+                if pre[k] < 0:
+                    self._dfs([k], first, more, pre, order, parent, depth)
+        size = [1] * n
+        for i in range(n - 1, 0, -1):
+            p = parent[i]
+            if p >= 0:
+                size[p] += size[i]
+        self.entries = (
+            [entries[k] for k in order] if isinstance(keep, range) else [entries[keep[k]] for k in order]
+        )
+        self.ids = [ids[k] for k in order]
+        self.kind = kind = [kinds[k] for k in order]
+        self.parent, self.size, self.depth = parent, size, depth
+        self.index = dict(zip(self.ids, range(n), strict=True))
+        for eid in skipped:
+            shown = self.index.get(_through(skipped, eid))
+            if shown is not None:
+                self.index.setdefault(eid, shown)
+        self.settings = [k in SETTINGS_TYPES for k in kind]
+        self.role = [None] * n
+        self.hidden = [False] * n
+        self._read = bytearray(k != "message" for k in kind)
+
+    @property
+    def facts_read(self) -> int:
+        """How many entries' facts have been read so far (what a lazy open costs)."""
+        return sum(self._read)
+
+    def read_facts(self, i: int) -> None:
+        """Fill role/hidden/settings of entry ``i`` from its line (once)."""
+        if self._read[i]:
+            return
+        self._read[i] = 1
+        r, h = message_facts(self.entries[i])
+        self.role[i] = r
+        self.hidden[i] = h
+        if r == "system":  # the tool-set log: bookkeeping, like model changes (shown under "all")
+            self.settings[i] = True
+
+    def role_of(self, i: int) -> str | None:
+        if not self._read[i]:
+            self.read_facts(i)
+        return self.role[i]
+
+    @staticmethod
+    def _dfs(
+        roots: list[int],
+        first: list[int],
+        more: dict[int, list[int]],
+        pre: list[int],
+        order: list[int],
+        parent: list[int],
+        depth: list[int],
+    ) -> None:
+        """Preorder over file indices, children oldest first; a chain of only children needs no stack."""
+        stack: list[tuple[int, int]] = [(r, -1) for r in reversed(roots)]
+        while stack:
+            k, p = stack.pop()
+            while pre[k] < 0:
+                i = len(order)
+                pre[k] = i
+                order.append(k)
+                parent.append(p)
+                depth.append(depth[p] + 1 if p >= 0 else 0)
+                f = first[k]
+                if f < 0:
+                    break
+                lst = more.get(k)
+                if lst is not None:
+                    stack.extend((c, i) for c in reversed(lst[1:]))
+                    f = lst[0]
+                k, p = f, i
