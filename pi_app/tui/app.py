@@ -163,6 +163,7 @@ class PiApp(App[None]):
         self._apply_user_keybindings()
         recognise_esc_cr()  # Alt+Enter as most terminals send it
         self.unreachable_keys = frozenset[str]() if options.test_mode else unreachable_keys(os.environ)
+        self._tree_prebuilt = False  # a big session's /tree model is built once, after the first frame
         self.startup_warnings += key_notes(self.unreachable_keys)
 
     def _apply_user_keybindings(self) -> None:
@@ -451,6 +452,11 @@ class PiApp(App[None]):
             pass
         finally:
             startup_gc.settle()  # startup is over (idempotent: a model switch warms again)
+        if not self._tree_prebuilt:
+            self._tree_prebuilt = True
+            from pi_app.tui.session_commands import prebuild_tree
+
+            prebuild_tree(self)
 
     def on_model_changed(self) -> None:
         self.editor.thinking_level = self.session.thinking_level or "off"

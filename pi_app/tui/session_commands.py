@@ -56,6 +56,19 @@ async def _after_move(app: PiApp, editor_text: str | None, status: str, *, only_
 
 
 # ---------------------------------------------------------------------------------------------- /tree
+PREBUILD_TREE_ENTRIES = 5_000  # sessions this big get their /tree model built in the background
+
+
+def prebuild_tree(app: PiApp) -> None:
+    """Build (and cache) a big session's tree model so the first /tree opens at once. Called from a
+    worker thread after the first frame; the store reads lines with ``pread``, so it is safe there."""
+    from widgets.tree import TreeModel
+
+    sm = app.session.session_manager
+    if len(sm.raw_entries()) >= PREBUILD_TREE_ENTRIES:
+        TreeModel.for_session(sm, home=app.home)
+
+
 async def open_tree(app: PiApp, selected_id: str | None = None) -> None:
     from widgets.tree import TreeModel
     from widgets.tree.screen import TreeBrowserScreen
