@@ -34,7 +34,17 @@ from pi_app.extensions.context import ExtensionCommandContext, ExtensionContext
 from pi_app.extensions.definitions import CommandDefinition, ShortcutDefinition, ToolDefinition
 from pi_app.extensions.loader import ExtensionSource, LoadFailure, describe_error, import_extension, unload
 from pi_app.extensions.tool_adapter import ExtensionTool, to_content
-from pi_app.extensions.types import DeliverAs, ExtensionUI, FlagDefinition, Mode, NoUI
+from pi_app.extensions.types import (
+    DEFAULT_MARKDOWN_TYPES,
+    DeliverAs,
+    ExtensionUI,
+    FlagDefinition,
+    MarkdownContext,
+    MarkdownTransformer,
+    Mode,
+    NoUI,
+)
+from pi_app.extensions.ui_view import EntryDisplay, ExtensionUIView, OwnedUI, PromptSpans
 from pi_app.session.hooks import (
     AgentStartPatch,
     CompactDecision,
@@ -92,6 +102,9 @@ class LoadedExtension:
     flags: dict[str, FlagDefinition] = field(default_factory=dict)
     providers: list[str] = field(default_factory=list)
     message_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    entry_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    # (transformer, the message types it runs on); one per extension, as pi has it
+    markdown_transformer: tuple[MarkdownTransformer, frozenset[str]] | None = None
 
     @property
     def name(self) -> str:
@@ -120,6 +133,8 @@ class ExtensionRunner(SessionHooks):
         self.bus = EventBus()
         self.mode: Mode = "print"
         self.ui: ExtensionUI = NoUI()
+        self._uis: dict[str, ExtensionUI] = {}  # ctx.ui per extension (see ui_for)
+        self._spans = PromptSpans(self._prompt_span)
         self.flag_values: dict[str, bool | str] = {}
         self.on_error: Callable[[ExtensionError], None] = lambda e: log.warning("%s", e)
         self.on_shutdown_request: Callable[[], None] = lambda: None
@@ -216,6 +231,57 @@ class ExtensionRunner(SessionHooks):
     def add_message_renderer(self, extension: str, custom_type: str, renderer: Callable[..., Any]) -> None:
         self._owner(extension).message_renderers[custom_type] = renderer
 
+    def add_entry_renderer(self, extension: str, custom_type: str, renderer: Callable[..., Any]) -> None:
+        self._owner(extension).entry_renderers[custom_type] = renderer
+
+    def entry_renderer(self, custom_type: str) -> tuple[str, Callable[..., Any]] | None:
+        """(extension name, renderer) for a custom entry type; the last registration wins."""
+        for ext in reversed(self.extensions):
+            if custom_type in ext.entry_renderers:
+                return ext.name, ext.entry_renderers[custom_type]
+        return None
+
+    def has_entry_renderers(self) -> bool:
+        return any(ext.entry_renderers for ext in self.extensions)
+
+    def append_entry(self, custom_type: str, data: Any) -> str:
+        """A custom entry in the session file; shown at once by a UI that draws entries (when an extension
+        renders that type)."""
+        session = self.require_session()
+        entry_id = session.session_manager.append_custom_entry(custom_type, data)
+        if isinstance(self.ui, EntryDisplay) and self.entry_renderer(custom_type) is not None:
+            entry = session.session_manager.get_entry(entry_id)
+            if entry is not None:
+                self.ui.show_entry(entry)
+        return entry_id
+
+    def set_markdown_transformer(
+        self, extension: str, transformer: MarkdownTransformer, message_types: frozenset[str] | None
+    ) -> None:
+        self._owner(extension).markdown_transformer = (transformer, message_types or DEFAULT_MARKDOWN_TYPES)
+
+    def has_markdown_transformers(self) -> bool:
+        return any(ext.markdown_transformer is not None for ext in self.extensions)
+
+    def transform_markdown(self, markdown: str, message_type: str, is_streaming: bool = False) -> str:
+        """Markdown about to be drawn, through each extension's transformer in load order. One that raises
+        is reported and skipped (the text so far goes on to the next)."""
+        context = MarkdownContext(message_type, is_streaming)
+        for ext in self.extensions:
+            if ext.markdown_transformer is None:
+                continue
+            transformer, types = ext.markdown_transformer
+            if message_type not in types:
+                continue
+            try:
+                result = transformer(markdown, context)
+            except Exception as exc:
+                self._report(ext, "markdown_transformer", f"{type(exc).__name__}: {exc}")
+                continue
+            if isinstance(result, str):
+                markdown = result
+        return markdown
+
     def message_renderer(self, custom_type: str) -> tuple[str, Callable[..., Any]] | None:
         """(extension name, renderer) for a custom message type; the last registration wins."""
         for ext in reversed(self.extensions):
@@ -288,6 +354,20 @@ class ExtensionRunner(SessionHooks):
     def set_ui(self, mode: Mode, ui: ExtensionUI | None = None) -> None:
         self.mode = mode
         self.ui = ui or NoUI()
+        self._uis.clear()
+
+    def ui_for(self, name: str) -> ExtensionUI:
+        """``ctx.ui`` of extension ``name``: the mode's UI acting for it, dialogs announced as prompt spans."""
+        view = self._uis.get(name)
+        if view is None:
+            inner = self.ui.for_extension(name) if isinstance(self.ui, OwnedUI) else self.ui
+            view = self._uis[name] = ExtensionUIView(inner, self._spans)
+        return view
+
+    def _prompt_span(self, event: ev.UiPromptStartEvent | ev.UiPromptEndEvent) -> None:
+        # best effort and not awaited: the dialog opens (or closes) without waiting for the handlers
+        if self.has_ui and self._index.get(event.type):
+            self.spawn(self.emit(event))
 
     def tool_names(self) -> list[str]:
         return [name for ext in self.extensions for name in ext.tools]

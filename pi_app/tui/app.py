@@ -49,6 +49,7 @@ from widgets.status_line import StatusLine
 if TYPE_CHECKING:
     from pi_app.extensions.runner import ExtensionError
     from pi_app.session.agent_session import AgentSession
+    from pi_app.tui.extension_ui import TuiExtensionUI
 
 
 class StatusNotice(InfoNotice):
@@ -151,6 +152,8 @@ class PiApp(App[None]):
         self.widgets_above = ExtensionWidgetArea(id="ext-above")
         self.widgets_below = ExtensionWidgetArea(id="ext-below")
         self.extension_status = ExtensionStatus(id="ext-status")
+        self.header_area = ExtensionWidgetArea(id="ext-header")  # ctx.ui.set_header
+        self.extension_ui: TuiExtensionUI | None = None
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")
         self.menu = CompletionMenu(id="completion")
         self.editor = PromptEditor(menu=self.menu, blink=not self.options.test_mode, id="editor")
@@ -181,6 +184,9 @@ class PiApp(App[None]):
     @property
     def header(self) -> StartupHeader | None:
         return self._header
+
+    def set_app_title(self, title: str) -> None:
+        self.title = title
 
     # ================================================================== keys (pi's actions; see KeyActions)
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -261,6 +267,7 @@ class PiApp(App[None]):
         return themes.variable_defaults()
 
     def compose(self) -> ComposeResult:
+        yield self.header_area
         yield self.chat
         yield self.queue_area
         yield self.status
@@ -304,7 +311,8 @@ class PiApp(App[None]):
             return
         from pi_app.tui.extension_ui import TuiExtensionUI
 
-        runner.set_ui("tui", TuiExtensionUI(self, self))
+        self.extension_ui = TuiExtensionUI(self, self)
+        runner.set_ui("tui", self.extension_ui)
 
         def report(error: ExtensionError) -> None:
             self.run_worker(self.chat.add(ErrorNotice(str(error))), group="extension-ui", exit_on_error=False)
@@ -434,6 +442,8 @@ class PiApp(App[None]):
             file_index=index,
             arguments=runner.command_completions if runner is not None else None,
         )
+        if self.extension_ui is not None:  # extensions' autocomplete providers stack on it
+            self.editor.completion = self.extension_ui.stack_completions(self.editor.completion)
 
     @work(thread=True, exit_on_error=False, group="warmup")
     def _warm_provider_import(self) -> None:
@@ -471,6 +481,7 @@ class PiApp(App[None]):
 
                 version = __version__
             self._header = StartupHeader(header_from_session(session, version, self.home))
+            self._header.display = not self.header_area.keys  # an extension's header replaces it
             items.append(self._header)
         messages = session.display_messages
         self._history_start = max(0, len(messages) - self.options.tail_messages)
