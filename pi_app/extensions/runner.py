@@ -36,6 +36,7 @@ from pi_app.extensions.loader import ExtensionSource, LoadFailure, describe_erro
 from pi_app.extensions.tool_adapter import ExtensionTool, to_content
 from pi_app.extensions.types import (
     DEFAULT_MARKDOWN_TYPES,
+    AutocompleteFactory,
     DeliverAs,
     ExtensionUI,
     FlagDefinition,
@@ -105,6 +106,7 @@ class LoadedExtension:
     entry_renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     # (transformer, the message types it runs on); one per extension, as pi has it
     markdown_transformer: tuple[MarkdownTransformer, frozenset[str]] | None = None
+    autocomplete: list[AutocompleteFactory] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -361,8 +363,13 @@ class ExtensionRunner(SessionHooks):
         view = self._uis.get(name)
         if view is None:
             inner = self.ui.for_extension(name) if isinstance(self.ui, OwnedUI) else self.ui
-            view = self._uis[name] = ExtensionUIView(inner, self._spans)
+            ext = self._owner(name)
+            view = self._uis[name] = ExtensionUIView(inner, self._spans, ext.autocomplete.append)
         return view
+
+    def autocomplete_providers(self) -> list[tuple[str, AutocompleteFactory]]:
+        """(extension name, factory) of every autocomplete provider, in the order they were added."""
+        return [(ext.name, factory) for ext in self.extensions for factory in ext.autocomplete]
 
     def _prompt_span(self, event: ev.UiPromptStartEvent | ev.UiPromptEndEvent) -> None:
         # best effort and not awaited: the dialog opens (or closes) without waiting for the handlers

@@ -51,11 +51,18 @@ class PromptSpans:
 
 
 class ExtensionUIView:
-    """Forwards to ``inner``; dialogs are wrapped in a prompt span."""
+    """Forwards to ``inner``; dialogs are wrapped in a prompt span; autocomplete providers are recorded by
+    ``keep_provider`` (the runtime, so ``/reload`` forgets them) before the UI is told."""
 
-    def __init__(self, inner: ExtensionUI, spans: PromptSpans) -> None:
+    def __init__(
+        self,
+        inner: ExtensionUI,
+        spans: PromptSpans,
+        keep_provider: Callable[[AutocompleteFactory], None] = lambda factory: None,
+    ) -> None:
         self.inner = inner
         self._spans = spans
+        self._keep_provider = keep_provider
 
     async def _prompt(self, kind: UiPromptKind, title: str | None, answer: Any) -> Any:
         self._spans.start(kind, title)
@@ -131,4 +138,5 @@ class ExtensionUIView:
         self.inner.set_header(widget)
 
     def add_autocomplete_provider(self, factory: AutocompleteFactory) -> None:
+        self._keep_provider(factory)
         self.inner.add_autocomplete_provider(factory)

@@ -49,7 +49,6 @@ from widgets.status_line import StatusLine
 if TYPE_CHECKING:
     from pi_app.extensions.runner import ExtensionError
     from pi_app.session.agent_session import AgentSession
-    from pi_app.tui.extension_ui import TuiExtensionUI
 
 
 class StatusNotice(InfoNotice):
@@ -153,7 +152,6 @@ class PiApp(App[None]):
         self.widgets_below = ExtensionWidgetArea(id="ext-below")
         self.extension_status = ExtensionStatus(id="ext-status")
         self.header_area = ExtensionWidgetArea(id="ext-header")  # ctx.ui.set_header
-        self.extension_ui: TuiExtensionUI | None = None
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")
         self.menu = CompletionMenu(id="completion")
         self.editor = PromptEditor(menu=self.menu, blink=not self.options.test_mode, id="editor")
@@ -311,8 +309,7 @@ class PiApp(App[None]):
             return
         from pi_app.tui.extension_ui import TuiExtensionUI
 
-        self.extension_ui = TuiExtensionUI(self, self)
-        runner.set_ui("tui", self.extension_ui)
+        runner.set_ui("tui", TuiExtensionUI(self, self))
 
         def report(error: ExtensionError) -> None:
             self.run_worker(self.chat.add(ErrorNotice(str(error))), group="extension-ui", exit_on_error=False)
@@ -442,8 +439,12 @@ class PiApp(App[None]):
             file_index=index,
             arguments=runner.command_completions if runner is not None else None,
         )
-        if self.extension_ui is not None:  # extensions' autocomplete providers stack on it
-            self.editor.completion = self.extension_ui.stack_completions(self.editor.completion)
+        if runner is not None and runner.autocomplete_providers():  # extensions' providers stack on it
+            from pi_app.tui.extension_ui import stack_completions
+
+            self.editor.completion = stack_completions(
+                self.editor.completion, runner.autocomplete_providers()
+            )
 
     @work(thread=True, exit_on_error=False, group="warmup")
     def _warm_provider_import(self) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import on
@@ -142,7 +142,6 @@ class _Shared:
 
     title: str = "pi"
     footer: Widget | None = None  # an extension's replacement footer (in its boundary)
-    autocomplete: list[tuple[str, AutocompleteFactory]] = field(default_factory=list)
 
 
 class TuiExtensionUI:
@@ -282,20 +281,8 @@ class TuiExtensionUI:
         self._run(self.app.chat.add_entry(entry))
 
     def add_autocomplete_provider(self, factory: AutocompleteFactory) -> None:
-        """Stack ``factory(current)`` on the editor's completion (slash commands, ``@`` files, Tab paths)."""
-        self._shared.autocomplete.append((self.owner, factory))
+        """The runtime has recorded ``factory``: rebuild the editor's completion with it on top."""
         self.app.refresh_completions()
-
-    def stack_completions(self, base: CompletionProvider) -> CompletionProvider:
-        """The editor's provider with every extension's provider stacked on it, in the order added."""
-        provider: CompletionProvider = base
-        for owner, factory in self._shared.autocomplete:
-            current = _AsExtensionProvider(provider)
-            try:
-                provider = _AsEditorProvider(owner, factory(current), provider)
-            except Exception:
-                log.warning("autocomplete provider of %s failed to build", owner, exc_info=True)
-        return provider
 
     async def custom(self, screen: Screen[Any], *, timeout: float | None = None) -> Any:
         """Push an extension's own Textual screen; its ``dismiss(value)`` is the result."""
@@ -312,6 +299,20 @@ class TuiExtensionUI:
 
     def get_editor_text(self) -> str:
         return self.app.editor.text
+
+
+def stack_completions(
+    base: CompletionProvider, factories: Sequence[tuple[str, AutocompleteFactory]]
+) -> CompletionProvider:
+    """The editor's provider (slash commands, ``@`` files, Tab paths) with each extension's ``factory(current)``
+    stacked on it, in the order added."""
+    provider: CompletionProvider = base
+    for owner, factory in factories:
+        try:
+            provider = _AsEditorProvider(owner, factory(_AsExtensionProvider(provider)), provider)
+        except Exception:
+            log.warning("autocomplete provider of %s failed to build", owner, exc_info=True)
+    return provider
 
 
 class _AsExtensionProvider:
