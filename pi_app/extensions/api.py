@@ -80,8 +80,12 @@ class ExtensionAPI:
             CommandDefinition(name.lstrip("/"), handler, description, get_argument_completions),
         )
 
-    def register_shortcut(self, key: str, handler: ShortcutHandler, *, description: str = "") -> None:
-        self._runner.add_shortcut(self.extension_name, ShortcutDefinition(key, handler, description))
+    def register_shortcut(
+        self, key: str, handler: ShortcutHandler, *, description: str = "", name: str | None = None
+    ) -> None:
+        """``handler(ctx)`` on ``key`` in the app. keybindings.json remaps it under the id
+        ``ext.<extension>.<name>`` (``name`` defaults to ``key``), like pi's own actions."""
+        self._runner.add_shortcut(self.extension_name, ShortcutDefinition(key, handler, description, name))
 
     def register_message_renderer(self, custom_type: str, renderer: Callable[[Any, bool], Any]) -> None:
         """Draw custom messages of ``custom_type`` in the app: ``renderer(message, expanded)`` returns a Rich

@@ -49,6 +49,7 @@ from widgets.status_line import StatusLine
 if TYPE_CHECKING:
     from pi_app.extensions.runner import ExtensionError
     from pi_app.session.agent_session import AgentSession
+    from pi_app.tui.extension_ui import BoundShortcut
 
 
 class StatusNotice(InfoNotice):
@@ -160,6 +161,8 @@ class PiApp(App[None]):
         self.selection = MessageSelection(self.chat, self.editor)
         self.keys = KeyActions(self)
         self.dialogs = Dialogs(self)
+        self.extension_keys: dict[str, list[str]] = {}  # keybindings.json's "ext.*" entries
+        self.extension_shortcuts: list[BoundShortcut] = []  # with the keys they answer to
         self._apply_user_keybindings()
         recognise_esc_cr()  # Alt+Enter as most terminals send it
         self.unreachable_keys = frozenset[str]() if options.test_mode else unreachable_keys(os.environ)
@@ -177,7 +180,14 @@ class PiApp(App[None]):
         back); returns the loader's and the conflict warnings."""
         overrides, warnings = load_keybindings(self.keybindings_path)
         self.key_overrides = overrides
-        return warnings + apply_bindings(self, self.editor, overrides, str(self.keybindings_path))
+        warnings += apply_bindings(self, self.editor, overrides, str(self.keybindings_path))
+        if self.options.extensions is not None:  # their shortcuts' ids are "ext.<extension>.<name>"
+            from pi_app.tui.extension_ui import bound_shortcuts, extension_key_overrides
+
+            self.extension_keys, ext_warnings = extension_key_overrides(self.keybindings_path)
+            self.extension_shortcuts = bound_shortcuts(self.options.extensions, self.extension_keys)
+            warnings += ext_warnings
+        return warnings
 
     @property
     def header(self) -> StartupHeader | None:
@@ -328,19 +338,16 @@ class PiApp(App[None]):
 
     def _shortcut_clashes(self) -> list[str]:
         """Extension shortcuts on keys the app or the editor already uses (those keys keep their action)."""
+        from pi_app.tui.extension_ui import bound_shortcuts, shortcut_clashes
+
         runner = self.options.extensions
         if runner is None:
             return []
+        # registered during load, after the keybindings were read
+        self.extension_shortcuts = bound_shortcuts(runner, self.extension_keys)
         used = {key: binding.description or binding.action for key, binding in self._app_key_bindings()}
         used.update({k: f"editor: {a}" for k, a in self.editor.key_actions.items()})
-        out = []
-        for name, shortcut in runner.shortcuts():
-            if shortcut.key in used:
-                out.append(
-                    f"Extension shortcut {shortcut.key} ({name}) is already bound to {used[shortcut.key]!r}; "
-                    "the built-in key wins (remap one of them in keybindings.json)"
-                )
-        return out
+        return shortcut_clashes(self.extension_shortcuts, used)
 
     def _app_key_bindings(self) -> list[tuple[str, Binding]]:
         table = effective_bindings(type(self), keymap_of(self.key_overrides))
@@ -351,10 +358,14 @@ class PiApp(App[None]):
         runner = self.options.extensions
         if runner is None:
             return
-        for name, shortcut in runner.shortcuts():
-            if shortcut.key == event.key:
+        for bound in self.extension_shortcuts:
+            if event.key in bound.keys:
                 event.stop()
-                self.run_worker(runner.run_shortcut(name, shortcut), group="extensions", exit_on_error=False)
+                self.run_worker(
+                    runner.run_shortcut(bound.extension, bound.shortcut),
+                    group="extensions",
+                    exit_on_error=False,
+                )
                 return
 
     async def _exit_when_idle(self) -> None:
@@ -703,13 +714,15 @@ class PiApp(App[None]):
             tree_bindings=TreeBrowserScreen.BINDINGS,
             unreachable=frozenset(self.unreachable_keys),
         )
-        runner = self.options.extensions
-        if runner is not None and runner.shortcuts():
+        if self.extension_shortcuts:
             from pi_app.tui.hotkeys import Section, key_label
 
             rows = [
-                (key_label(s.key), f"{s.description or 'Shortcut'} ({name})")
-                for name, s in runner.shortcuts()
+                (
+                    " / ".join(key_label(k) for k in b.keys),
+                    f"{b.shortcut.description or 'Shortcut'} ({b.extension}) [{b.id}]",
+                )
+                for b in self.extension_shortcuts
             ]
             sections.append(Section("Extensions", rows))
         return format_sections(sections)

@@ -5,9 +5,11 @@ autocomplete providers stacked on the editor's own."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import on
@@ -20,6 +22,7 @@ from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from pi_app.ai.abort import AbortSignal
+from pi_app.extensions.definitions import ShortcutDefinition
 from pi_app.extensions.types import (
     AutocompleteFactory,
     AutocompleteItem,
@@ -27,6 +30,7 @@ from pi_app.extensions.types import (
     AutocompleteSuggestions,
     NotifyLevel,
 )
+from pi_app.tui.keybindings import EXTENSION_ID_PREFIX, translate_key
 from widgets.completion import CompletionItem, CompletionProvider, Completions
 from widgets.custom_render import CustomRenderers, ExtensionBoundary, ToolRenderers
 from widgets.extension_slots import ExtensionStatus, ExtensionWidgetArea
@@ -396,4 +400,77 @@ def entries_after_messages(runner: ExtensionRunner) -> dict[int, list[Any]]:
             entry = manager.get_entry(entry_id)
             if entry is not None:
                 out.setdefault(last, []).append(entry)
+    return out
+
+
+# ====================================================================== extension shortcuts and keybindings.json
+@dataclass(frozen=True)
+class BoundShortcut:
+    """An extension shortcut with the keys it answers to (keybindings.json's, else the registered key)."""
+
+    extension: str
+    shortcut: ShortcutDefinition
+    keys: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return shortcut_id(self.extension, self.shortcut)
+
+
+def shortcut_id(extension: str, shortcut: ShortcutDefinition) -> str:
+    return f"{EXTENSION_ID_PREFIX}{extension}.{shortcut.name or shortcut.key}"
+
+
+def extension_key_overrides(path: Path) -> tuple[dict[str, list[str]], list[str]]:
+    """The ``ext.*`` entries of keybindings.json → (id → Textual keys, warnings naming the file and entry).
+    An unreadable or invalid file gives nothing here (the app's own loader reports it)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}, []
+    if not isinstance(data, dict):
+        return {}, []
+    out: dict[str, list[str]] = {}
+    warnings: list[str] = []
+    for entry_id, value in data.items():
+        if not entry_id.startswith(EXTENSION_ID_PREFIX):
+            continue
+        raw = [value] if isinstance(value, str) else value
+        if not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
+            warnings.append(f"{path}: {entry_id!r} must be a key or a list of keys; default kept")
+            continue
+        try:
+            out[entry_id] = list(dict.fromkeys(translate_key(k) for k in raw))
+        except ValueError as exc:
+            warnings.append(f"{path}: {entry_id!r}: {exc}; default kept")
+    return out, warnings
+
+
+def bound_shortcuts(runner: ExtensionRunner, overrides: dict[str, list[str]]) -> list[BoundShortcut]:
+    out = []
+    for extension, shortcut in runner.shortcuts():
+        keys = overrides.get(shortcut_id(extension, shortcut))
+        if keys is None:
+            try:
+                keys = [translate_key(shortcut.key)]  # pi's key syntax; Textual's names pass unchanged
+            except ValueError:
+                keys = [shortcut.key]
+        out.append(BoundShortcut(extension, shortcut, tuple(keys)))
+    return out
+
+
+def shortcut_clashes(bound: Sequence[BoundShortcut], used: dict[str, str]) -> list[str]:
+    """Warnings for extension shortcuts on keys the app or editor uses (``used``: key → what) or that an
+    earlier extension shortcut took; the earlier holder keeps the key."""
+    taken = dict(used)
+    out = []
+    for b in bound:
+        for key in b.keys:
+            if key in taken:
+                out.append(
+                    f"Extension shortcut {key} ({b.extension}) is already bound to {taken[key]!r}; "
+                    f'the earlier binding wins (remap it in keybindings.json as "{b.id}")'
+                )
+            else:
+                taken[key] = f"{b.extension}: {b.shortcut.description or b.id}"
     return out
