@@ -116,16 +116,23 @@ async def test_header_replaced_and_restored_and_title(tmp_path, faux):
         await wait_for(pilot, lambda: app.header is not None and app.header.is_attached, "pi's header")
         ui = runner.context_for("boxes").ui
         ui.set_header(Label("my project", id="my-header"))
-        await wait_for(pilot, lambda: bool(app.query("#my-header")), "the extension's header")
-        assert not app.query_one(StartupHeader).display
+        await wait_for(
+            pilot,
+            lambda: bool(app.query("#my-header")) and not app.query_one(StartupHeader).display,
+            "the extension's header in place of pi's",
+        )
+        await pilot.pause()
         assert app.query_one("#my-header").region.y < app.chat.region.y  # above the conversation
 
         await app.rebuild_chat(header=True)  # e.g. /new: pi's header stays hidden while replaced
         assert not app.query_one(StartupHeader).display
 
         ui.set_header(None)
-        await wait_for(pilot, lambda: not app.query("#my-header"), "the header removed")
-        assert app.query_one(StartupHeader).display
+        await wait_for(
+            pilot,
+            lambda: not app.query("#my-header") and app.query_one(StartupHeader).display,
+            "pi's header back",
+        )
 
         ui.set_title("pi - my project")
         assert app.title == "pi - my project"
