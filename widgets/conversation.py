@@ -164,7 +164,11 @@ class Conversation(ChatLog):
         role = role_of(message)
         if role == "user":
             text = text_of(_field(message, "content", ""))
-            return [UserMessageView(text)] if text.strip() else []
+            if not text.strip():
+                return []
+            prompt = UserMessageView(text)
+            prompt.markdown_transform = self.custom.markdown
+            return [prompt]
         if role == "assistant":
             view = AssistantMessageView.from_message(message, hide_thinking=self.hide_thinking)
             view.markdown_transform = self.custom.markdown

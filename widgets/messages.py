@@ -81,6 +81,7 @@ class UserMessageView(SelectableLines, Static):
     def __init__(self, text: str, **kwargs: Any) -> None:
         self.text = text
         super().__init__(**kwargs)
+        self.markdown_transform: Callable[[str, str, bool], str] | None = None  # as AssistantMessageView's
 
     @classmethod
     def from_message(cls, message: UserMessage) -> UserMessageView:
@@ -89,7 +90,9 @@ class UserMessageView(SelectableLines, Static):
     def on_mount(self) -> None:
         # One renderable for the widget's life: it caches its lines and re-renders itself only when
         # the theme's colours change, so a theme signal just asks for a repaint.
-        self._markdown = ThemedMarkdown(self.text.strip(), _variables_of(self))
+        text = self.text.strip()
+        shown = self.markdown_transform(text, "user", False) if self.markdown_transform else text
+        self._markdown = ThemedMarkdown(shown, _variables_of(self))
         self.update(self._markdown)
         on_theme_change(self, self._render_text)
 

@@ -48,7 +48,7 @@ class Issues:
 
 def register(pi):
     pi.register_entry_renderer("card", card)
-    pi.register_markdown_transformer(lambda md, ctx: md.replace("-->", "→"))
+    pi.register_markdown_transformer(lambda md, ctx: md.replace("-->", "→").replace("~~", ctx.message_type))
 
     async def add(args, ctx):
         pi.append_entry("card", {"title": args, "count": 17})
@@ -85,7 +85,7 @@ async def test_entries_and_markdown_live_and_resumed(tmp_path, faux):
     app, session = await _app(tmp_path)
     faux.enqueue(faux_text("first --> answer"), faux_text("second --> answer"))
     async with app.run_test(size=SIZE) as pilot:
-        app.submit("one")
+        app.submit("one ~~")
         await wait_for(pilot, lambda: "first → answer" in _text(app) and not session.is_streaming, "answer 1")
         app.submit("/card Indexed files")
         await wait_for(pilot, lambda: "CARD Indexed files: 17" in _text(app), "the live card")
@@ -95,8 +95,9 @@ async def test_entries_and_markdown_live_and_resumed(tmp_path, faux):
         )
         shown = _text(app)
         assert _in_order(shown, "first → answer", "CARD Indexed files: 17", "two", "second → answer")
-        assert "not drawn" not in shown and "-->" not in shown
-    # display only: the stored answers are unchanged
+        assert "not drawn" not in shown and "-->" not in shown and "one user" in shown
+    # display only: the stored messages are unchanged
+    assert text_of(next(m for m in session.messages if m.role == "user").content) == "one ~~"
     assert [text_of(m.content) for m in session.messages if m.role == "assistant"] == [
         "first --> answer",
         "second --> answer",
@@ -107,7 +108,9 @@ async def test_entries_and_markdown_live_and_resumed(tmp_path, faux):
     async with app2.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "second → answer" in _text(app2), "the resumed chat")
         shown = _text(app2)
-        assert _in_order(shown, "first → answer", "CARD Indexed files: 17", "two", "second → answer")
+        assert _in_order(
+            shown, "one user", "first → answer", "CARD Indexed files: 17", "two", "second → answer"
+        )
         assert "not drawn" not in shown
 
 
