@@ -295,9 +295,14 @@ class ExtensionRunner:
         view = self._uis.get(name)
         if view is None:
             inner = self.ui.for_extension(name) if isinstance(self.ui, OwnedUI) else self.ui
-            ext = self._owner(name)
-            view = self._uis[name] = ExtensionUIView(inner, self._spans, ext.autocomplete.append)
+            view = self._uis[name] = ExtensionUIView(inner, self._spans, partial(self._keep_provider, name))
         return view
+
+    def _keep_provider(self, name: str, factory: AutocompleteFactory) -> None:
+        ext = self._loading if self._loading is not None and self._loading.name == name else None
+        ext = ext or self._by_name.get(name)
+        if ext is not None:  # kept with its extension, so /reload forgets it
+            ext.autocomplete.append(factory)
 
     def autocomplete_providers(self) -> list[tuple[str, AutocompleteFactory]]:
         """(extension name, factory) of every autocomplete provider, in the order they were added."""
@@ -468,6 +473,7 @@ class ExtensionRunner:
         self._by_name, self.failures = {}, []
         self._contexts.clear()
         self._command_contexts.clear()
+        self._uis.clear()
         self.bus.clear()
         self.dispatch.reindex()
         self.project_trusted = self.settings.project_trusted
