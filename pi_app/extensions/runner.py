@@ -294,7 +294,8 @@ class ExtensionRunner:
         """``ctx.ui`` of extension ``name``: the mode's UI acting for it, dialogs announced as prompt spans."""
         view = self._uis.get(name)
         if view is None:
-            inner = self.ui.for_extension(name) if isinstance(self.ui, OwnedUI) else self.ui
+            owned = self.ui.for_extension(name) if isinstance(self.ui, OwnedUI) else None
+            inner = owned if owned is not None else self.ui  # (a duck-typed UI may answer anything)
             view = self._uis[name] = ExtensionUIView(inner, self._spans, partial(self._keep_provider, name))
         return view
 
