@@ -162,7 +162,6 @@ class PiApp(App[None]):
         self.keys = KeyActions(self)
         self.dialogs = Dialogs(self)
         self.extension_keys: dict[str, list[str]] = {}  # keybindings.json's "ext.*" entries
-        self.extension_shortcuts: list[BoundShortcut] = []  # with the keys they answer to
         self._apply_user_keybindings()
         recognise_esc_cr()  # Alt+Enter as most terminals send it
         self.unreachable_keys = frozenset[str]() if options.test_mode else unreachable_keys(os.environ)
@@ -182,12 +181,20 @@ class PiApp(App[None]):
         self.key_overrides = overrides
         warnings += apply_bindings(self, self.editor, overrides, str(self.keybindings_path))
         if self.options.extensions is not None:  # their shortcuts' ids are "ext.<extension>.<name>"
-            from pi_app.tui.extension_ui import bound_shortcuts, extension_key_overrides
+            from pi_app.tui.extension_ui import extension_key_overrides
 
             self.extension_keys, ext_warnings = extension_key_overrides(self.keybindings_path)
-            self.extension_shortcuts = bound_shortcuts(self.options.extensions, self.extension_keys)
             warnings += ext_warnings
         return warnings
+
+    def extension_shortcuts(self) -> list[BoundShortcut]:
+        """Extension shortcuts with the keys they answer to (asked each time: a handler may register one)."""
+        runner = self.options.extensions
+        if runner is None:
+            return []
+        from pi_app.tui.extension_ui import bound_shortcuts
+
+        return bound_shortcuts(runner, self.extension_keys)
 
     @property
     def header(self) -> StartupHeader | None:
@@ -338,16 +345,13 @@ class PiApp(App[None]):
 
     def _shortcut_clashes(self) -> list[str]:
         """Extension shortcuts on keys the app or the editor already uses (those keys keep their action)."""
-        from pi_app.tui.extension_ui import bound_shortcuts, shortcut_clashes
+        from pi_app.tui.extension_ui import shortcut_clashes
 
-        runner = self.options.extensions
-        if runner is None:
+        if self.options.extensions is None:
             return []
-        # registered during load, after the keybindings were read
-        self.extension_shortcuts = bound_shortcuts(runner, self.extension_keys)
         used = {key: binding.description or binding.action for key, binding in self._app_key_bindings()}
         used.update({k: f"editor: {a}" for k, a in self.editor.key_actions.items()})
-        return shortcut_clashes(self.extension_shortcuts, used)
+        return shortcut_clashes(self.extension_shortcuts(), used)
 
     def _app_key_bindings(self) -> list[tuple[str, Binding]]:
         table = effective_bindings(type(self), keymap_of(self.key_overrides))
@@ -358,7 +362,7 @@ class PiApp(App[None]):
         runner = self.options.extensions
         if runner is None:
             return
-        for bound in self.extension_shortcuts:
+        for bound in self.extension_shortcuts():
             if event.key in bound.keys:
                 event.stop()
                 self.run_worker(
@@ -714,7 +718,8 @@ class PiApp(App[None]):
             tree_bindings=TreeBrowserScreen.BINDINGS,
             unreachable=frozenset(self.unreachable_keys),
         )
-        if self.extension_shortcuts:
+        shortcuts = self.extension_shortcuts()
+        if shortcuts:
             from pi_app.tui.hotkeys import Section, key_label
 
             rows = [
@@ -722,7 +727,7 @@ class PiApp(App[None]):
                     " / ".join(key_label(k) for k in b.keys),
                     f"{b.shortcut.description or 'Shortcut'} ({b.extension}) [{b.id}]",
                 )
-                for b in self.extension_shortcuts
+                for b in shortcuts
             ]
             sections.append(Section("Extensions", rows))
         return format_sections(sections)
