@@ -23,6 +23,11 @@ def register(pi):
     pi.register_shortcut("f6", lambda ctx: ctx.ui.set_editor_text("other"), description="Other")
     pi.register_shortcut("f5", lambda ctx: None, description="Moved onto the app", name="moved")
     pi.register_shortcut("f4", lambda ctx: None, description="Badly remapped", name="bad")
+
+    def late(event, ctx):  # registered by a handler, after the app read its keys
+        pi.register_shortcut("f3", lambda ctx: ctx.ui.set_editor_text("late"), description="Late")
+
+    pi.on("session_start", late)
 """
 
 SECOND = """
@@ -73,6 +78,9 @@ async def test_remapped_listed_and_clashes_reported(tmp_path, faux):
         await wait_for(pilot, lambda: app.editor.text == "filled", "the remapped shortcut")
         await pilot.press("f6")  # the first extension keeps a shared key
         await wait_for(pilot, lambda: app.editor.text == "other", "the earlier shortcut")
+
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: app.editor.text == "late", "the shortcut registered at session_start")
 
         hotkeys = app.hotkeys_text()
         assert re.search(r"f7 +Fill \(keys\) \[ext.keys.fill\]", hotkeys)
