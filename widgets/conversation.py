@@ -164,9 +164,14 @@ class Conversation(ChatLog):
         role = role_of(message)
         if role == "user":
             text = text_of(_field(message, "content", ""))
-            return [UserMessageView(text)] if text.strip() else []
+            if not text.strip():
+                return []
+            prompt = UserMessageView(text)
+            prompt.markdown_transform = self.custom.markdown
+            return [prompt]
         if role == "assistant":
             view = AssistantMessageView.from_message(message, hide_thinking=self.hide_thinking)
+            view.markdown_transform = self.custom.markdown
             out: list[Widget] = [_hide_if_silent(view)]
             for block in message.content:
                 if block.type == "toolCall":
@@ -224,11 +229,29 @@ class Conversation(ChatLog):
         """:meth:`widgets_for` over a slice of the session; each widget remembers its message's index
         (``pi_index``) so earlier ones can be loaded above it."""
         out: list[Widget] = []
+        entries = self.custom.entries_by_message()  # custom entries an extension draws, by message index
+        if start == 0:
+            out += self._entry_widgets(entries.get(-1, ()))
         for offset, message in enumerate(messages):
             for widget in self.widgets_for(message, results):
                 widget.pi_index = start + offset  # type: ignore[attr-defined]
                 out.append(widget)
+            out += self._entry_widgets(entries.get(start + offset, ()))
         return out
+
+    def _entry_widgets(self, entries: Iterable[Any]) -> list[Widget]:
+        out: list[Widget] = []
+        for entry in entries:
+            renderer = self.custom.entry(_field(entry, "customType", ""))
+            widget = render_message(*renderer, entry) if renderer is not None else None
+            if widget is not None:
+                out.append(widget)
+        return out
+
+    async def add_entry(self, entry: Any) -> None:
+        """A custom entry appended live (shown only when an extension renders its type)."""
+        for widget in self._entry_widgets([entry]):
+            await self.add(widget)
 
     # ================================================================== history
     async def clear(self) -> None:
@@ -293,6 +316,7 @@ class Conversation(ChatLog):
                 await self.add_message(event.message)
             case MessageStartEvent() if role_of(event.message) == "assistant":
                 self.current = AssistantMessageView(hide_thinking=self.hide_thinking)
+                self.current.markdown_transform = self.custom.markdown
                 await self.add(self.current)
             case MessageEndEvent() if role_of(event.message) == "assistant" and self.current is not None:
                 view, self.current = self.current, None

@@ -1,5 +1,6 @@
-"""Where extensions put persistent UI: a status row (``ctx.ui.set_status``) and widget areas above and
-below the editor (``ctx.ui.set_widget``). Keyed, so an extension replaces or clears its own entries."""
+"""Where extensions put persistent UI: a status row (``ctx.ui.set_status``), widget areas above and below
+the editor (``ctx.ui.set_widget``) and above the conversation (``ctx.ui.set_header``). Keyed, so an extension
+replaces or clears its own entries. Each widget sits in an error boundary (:mod:`widgets.custom_render`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
+
+from widgets.custom_render import ExtensionBoundary
 
 
 class ExtensionStatus(Static):
@@ -48,14 +51,21 @@ class ExtensionWidgetArea(Vertical):
         super().__init__(**kwargs)
         self._widgets: dict[str, Widget] = {}
 
-    async def set_entry(self, key: str, content: Widget | list[Any] | tuple[Any, ...] | str | None) -> None:
+    async def set_entry(
+        self,
+        key: str,
+        content: Widget | list[Any] | tuple[Any, ...] | str | None,
+        owner: str = "extension",
+    ) -> None:
+        """Show ``content`` under ``key`` (None removes it); ``owner`` names the extension in an error line."""
         old = self._widgets.pop(key, None)
         if old is not None:
             await old.remove()
         if content is None:
             return
+        widget: Widget
         if isinstance(content, Widget):
-            widget = content
+            widget = ExtensionBoundary(owner, content)
         else:
             lines = [content] if isinstance(content, str) else list(content)
             widget = Static(_join(lines), classes="-lines", markup=False)

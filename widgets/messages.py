@@ -81,6 +81,7 @@ class UserMessageView(SelectableLines, Static):
     def __init__(self, text: str, **kwargs: Any) -> None:
         self.text = text
         super().__init__(**kwargs)
+        self.markdown_transform: Callable[[str, str, bool], str] | None = None  # as AssistantMessageView's
 
     @classmethod
     def from_message(cls, message: UserMessage) -> UserMessageView:
@@ -89,7 +90,9 @@ class UserMessageView(SelectableLines, Static):
     def on_mount(self) -> None:
         # One renderable for the widget's life: it caches its lines and re-renders itself only when
         # the theme's colours change, so a theme signal just asks for a repaint.
-        self._markdown = ThemedMarkdown(self.text.strip(), _variables_of(self))
+        text = self.text.strip()
+        shown = self.markdown_transform(text, "user", False) if self.markdown_transform else text
+        self._markdown = ThemedMarkdown(shown, _variables_of(self))
         self.update(self._markdown)
         on_theme_change(self, self._render_text)
 
@@ -139,6 +142,9 @@ class AssistantMessageView(Vertical):
         self._frozen: Static | None = None
         self._live_text = ""  # what the live Markdown holds (the block's text after the last split)
         self._next_split = SEGMENT_CHARS
+        # (markdown, "assistant" | "assistant-thinking", streaming) -> what to draw: extensions' display-only
+        # hook, applied to the finished form (the stored message and what copying takes are unchanged)
+        self.markdown_transform: Callable[[str, str, bool], str] | None = None
 
     # ------------------------------------------------------------------ streaming
     @property
@@ -321,15 +327,17 @@ class AssistantMessageView(Vertical):
                 if self.hide_thinking:
                     items.append(ThemedText("Thinking...", variables, "pi-thinking-text", "italic"))
                 else:
-                    items.append(
-                        ThemedMarkdown(text.strip(), variables, style="pi-thinking-text", italic=True)
-                    )
+                    shown = self._shown(text.strip(), "assistant-thinking")
+                    items.append(ThemedMarkdown(shown, variables, style="pi-thinking-text", italic=True))
             else:
-                items.append(ThemedMarkdown(text.strip(), variables))
+                items.append(ThemedMarkdown(self._shown(text.strip(), "assistant"), variables))
         notice = self.notice_text()
         if notice:
             items.append(ThemedText(notice, variables, "pi-error"))
         return Stacked(items, variables)
+
+    def _shown(self, markdown: str, kind: str) -> str:
+        return self.markdown_transform(markdown, kind, False) if self.markdown_transform else markdown
 
     def set_hide_thinking(self, hide: bool) -> None:
         """Global thinking toggle (ctrl+t): re-renders a frozen view; a live one applies to new blocks."""

@@ -39,14 +39,27 @@ from pi_app.extensions.events import (
     ToolCallResult,
     ToolResultEvent,
     ToolResultPatch,
+    UiPromptEndEvent,
+    UiPromptStartEvent,
     UserBashEvent,
     UserBashResult,
 )
 from pi_app.extensions.runner import ExtensionError, ExtensionRunner
-from pi_app.extensions.types import ExecResult, ExtensionUI, FlagDefinition, NoUI
+from pi_app.extensions.types import (
+    AutocompleteItem,
+    AutocompleteProvider,
+    AutocompleteSuggestions,
+    ExecResult,
+    ExtensionUI,
+    FlagDefinition,
+    NoUI,
+)
 
 __all__ = [
     "AgentToolResult",
+    "AutocompleteItem",
+    "AutocompleteProvider",
+    "AutocompleteSuggestions",
     "BeforeAgentStartEvent",
     "BeforeAgentStartResult",
     "BeforeProviderRequestEvent",
@@ -90,6 +103,8 @@ __all__ = [
     "ToolError",
     "ToolResultEvent",
     "ToolResultPatch",
+    "UiPromptEndEvent",
+    "UiPromptStartEvent",
     "UserBashEvent",
     "UserBashResult",
 ]

@@ -23,7 +23,7 @@ from pi_app.extensions.definitions import (
     ToolExecute,
 )
 from pi_app.extensions.host import AnyHandler, ExtensionHost
-from pi_app.extensions.types import DeliverAs, ExecResult, FlagDefinition
+from pi_app.extensions.types import DeliverAs, ExecResult, FlagDefinition, MarkdownTransformer
 
 if TYPE_CHECKING:
     from pi_app.session.config.settings_schema import Settings
@@ -80,14 +80,34 @@ class ExtensionAPI:
             CommandDefinition(name.lstrip("/"), handler, description, get_argument_completions),
         )
 
-    def register_shortcut(self, key: str, handler: ShortcutHandler, *, description: str = "") -> None:
-        self._runner.add_shortcut(self.extension_name, ShortcutDefinition(key, handler, description))
+    def register_shortcut(
+        self, key: str, handler: ShortcutHandler, *, description: str = "", name: str | None = None
+    ) -> None:
+        """``handler(ctx)`` on ``key`` in the app. keybindings.json remaps it under the id
+        ``ext.<extension>.<name>`` (``name`` defaults to ``key``), like pi's own actions."""
+        self._runner.add_shortcut(self.extension_name, ShortcutDefinition(key, handler, description, name))
 
     def register_message_renderer(self, custom_type: str, renderer: Callable[[Any, bool], Any]) -> None:
         """Draw custom messages of ``custom_type`` in the app: ``renderer(message, expanded)`` returns a Rich
         renderable, text, a list of lines or a Textual widget (None: the default look). Elsewhere (export,
         print) the message's text stands in."""
         self._runner.add_message_renderer(self.extension_name, custom_type, renderer)
+
+    def register_entry_renderer(self, custom_type: str, renderer: Callable[[Any, bool], Any]) -> None:
+        """Draw custom entries of ``custom_type`` (``append_entry``) in the app's conversation, live and on
+        resume: ``renderer(entry, expanded)`` gets the stored entry (``entry.data``) and returns what a
+        message renderer may. Entries without a renderer stay invisible (they are not messages)."""
+        self._runner.add_entry_renderer(self.extension_name, custom_type, renderer)
+
+    def register_markdown_transformer(
+        self, transformer: MarkdownTransformer, *, message_types: Sequence[str] | None = None
+    ) -> None:
+        """Change Markdown before the app draws it: ``transformer(markdown, context)`` returns the new text
+        (``context.message_type``: ``"user"``, ``"assistant"``, ``"assistant-thinking"``). Display only: the
+        stored message and the model's context never change. One per extension; registering again
+        replaces it."""
+        types = frozenset(message_types) if message_types is not None else None
+        self._runner.set_markdown_transformer(self.extension_name, transformer, types)
 
     def register_flag(
         self,
@@ -144,7 +164,7 @@ class ExtensionAPI:
     def append_entry(self, custom_type: str, data: Any = None) -> str:
         """A custom entry in the session file: kept and restored with the session, never sent to the
         model. Returns its id."""
-        return self._runner.require_session().session_manager.append_custom_entry(custom_type, data)
+        return self._runner.append_entry(custom_type, data)
 
     def set_session_name(self, name: str) -> None:
         self._runner.require_session().set_session_name(name)

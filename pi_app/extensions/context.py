@@ -40,7 +40,7 @@ class ExtensionContext:
 
     @property
     def ui(self) -> ExtensionUI:
-        return self._runner.ui
+        return self._runner.ui_for(self.extension_name)
 
     @property
     def cwd(self) -> str:

@@ -56,3 +56,4 @@ class ShortcutDefinition:
     key: str
     handler: ShortcutHandler
     description: str = ""
+    name: str | None = None  # keybindings.json remaps it as "ext.<extension>.<name>" (default: the key)

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ExtensionEvent",
+    "UiPromptEndEvent",
+    "UiPromptStartEvent",
     "BeforeAgentStartEvent",
     "BeforeAgentStartResult",
     "BeforeProviderRequestEvent",
@@ -305,6 +307,27 @@ class ProjectTrustResult:
     remember: bool = False
 
 
+UiPromptKind = Literal["select", "confirm", "input", "editor", "custom"]
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class UiPromptStartEvent:
+    """A dialog or custom screen now waits for the user (nested ones coalesce into one span)."""
+
+    type: ClassVar[str] = "ui_prompt_start"
+    kind: UiPromptKind
+    title: str | None = None
+    reason: Literal["ui_prompt"] = "ui_prompt"
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class UiPromptEndEvent:
+    type: ClassVar[str] = "ui_prompt_end"
+    kind: UiPromptKind
+    title: str | None = None
+    reason: Literal["ui_prompt"] = "ui_prompt"
+
+
 # Everything a handler can receive: the session's events (agent and session ones) and the classes above.
 ExtensionEvent = (
     SessionEvent
@@ -326,4 +349,6 @@ ExtensionEvent = (
     | ThinkingLevelSelectEvent
     | ResourcesDiscoverEvent
     | ProjectTrustEvent
+    | UiPromptStartEvent
+    | UiPromptEndEvent
 )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pi_app.ai.types import ImageContent, TextContent
 from pi_app.extensions.bus import EventBus
-from pi_app.extensions.types import DeliverAs, ExtensionUI, FlagDefinition, Mode
+from pi_app.extensions.types import DeliverAs, ExtensionUI, FlagDefinition, MarkdownTransformer, Mode
 
 if TYPE_CHECKING:
     from pi_app.session.agent_session import AgentSession
@@ -54,6 +54,16 @@ class ExtensionHost(Protocol):
     def add_message_renderer(
         self, extension: str, custom_type: str, renderer: Callable[..., Any]
     ) -> None: ...
+
+    def add_entry_renderer(self, extension: str, custom_type: str, renderer: Callable[..., Any]) -> None: ...
+
+    def set_markdown_transformer(
+        self, extension: str, transformer: MarkdownTransformer, message_types: frozenset[str] | None
+    ) -> None: ...
+
+    def append_entry(self, custom_type: str, data: Any) -> str: ...
+
+    def ui_for(self, name: str) -> ExtensionUI: ...
 
     def flag_value(self, name: str) -> bool | str | None: ...
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pi_app.ai.abort import AbortSignal
@@ -32,6 +32,48 @@ class ExecResult:
     code: int
     killed: bool = False
     truncated: bool = False
+
+
+@dataclass(frozen=True)
+class AutocompleteItem:
+    """One suggestion: ``value`` replaces the prefix (a space follows unless it ends with ``/``)."""
+
+    value: str
+    label: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class AutocompleteSuggestions:
+    prefix: str  # the text left of the cursor that the chosen item's value replaces
+    items: list[AutocompleteItem] = field(default_factory=list)
+
+
+class AutocompleteProvider(Protocol):
+    """pi's autocomplete provider, synchronous: the editor asks on every keystroke."""
+
+    def get_suggestions(
+        self, lines: list[str], cursor_line: int, cursor_col: int, force: bool
+    ) -> AutocompleteSuggestions | None:
+        """Suggestions at the cursor (None: nothing to suggest); ``force`` is Tab."""
+        ...
+
+
+# ``add_autocomplete_provider(factory)``: ``factory(current)`` wraps the provider in effect (delegate to
+# ``current.get_suggestions`` when your syntax does not match)
+AutocompleteFactory = Callable[[AutocompleteProvider], AutocompleteProvider]
+
+
+@dataclass(frozen=True)
+class MarkdownContext:
+    """What a Markdown transformer is told about the text it gets (pi's names, snake_case)."""
+
+    message_type: str  # "user", "assistant", "assistant-thinking"
+    is_streaming: bool = False
+
+
+MarkdownTransformer = Callable[[str, MarkdownContext], str]
+DEFAULT_MARKDOWN_TYPES = frozenset({"user", "assistant", "assistant-thinking"})
 
 
 class ExtensionUI(Protocol):
@@ -81,6 +123,10 @@ class ExtensionUI(Protocol):
     async def custom(self, screen: Any, *, timeout: float | None = None) -> Any: ...
 
     def set_footer(self, widget: Any) -> None: ...
+
+    def set_header(self, widget: Any) -> None: ...
+
+    def add_autocomplete_provider(self, factory: AutocompleteFactory) -> None: ...
 
 
 class NoUI:
@@ -141,4 +187,10 @@ class NoUI:
         return None
 
     def set_footer(self, widget: Any) -> None:
+        return None
+
+    def set_header(self, widget: Any) -> None:
+        return None
+
+    def add_autocomplete_provider(self, factory: AutocompleteFactory) -> None:
         return None

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pi_app.ai.abort import AbortSignal
-from pi_app.extensions.types import NotifyLevel
+from pi_app.extensions.types import AutocompleteFactory, NotifyLevel
 
 Write = Callable[[dict[str, Any]], object]
 _ids = itertools.count(1)
@@ -142,3 +142,9 @@ class RpcExtensionUI:
 
     def set_footer(self, widget: Any) -> None:
         return None  # as pi: a no-op over RPC (the client draws its own footer)
+
+    def set_header(self, widget: Any) -> None:
+        return None  # as pi: a no-op over RPC
+
+    def add_autocomplete_provider(self, factory: AutocompleteFactory) -> None:
+        return None  # as pi: a no-op over RPC (the client owns its editor)

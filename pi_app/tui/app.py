@@ -50,6 +50,7 @@ from widgets.status_line import StatusLine
 if TYPE_CHECKING:
     from pi_app.extensions.runner import ExtensionError
     from pi_app.session.agent_session import AgentSession
+    from pi_app.tui.extension_ui import BoundShortcut
 
 
 class StatusNotice(InfoNotice):
@@ -152,6 +153,7 @@ class PiApp(App[None]):
         self.widgets_above = ExtensionWidgetArea(id="ext-above")
         self.widgets_below = ExtensionWidgetArea(id="ext-below")
         self.extension_status = ExtensionStatus(id="ext-status")
+        self.header_area = ExtensionWidgetArea(id="ext-header")  # ctx.ui.set_header
         self.status = StatusLine(spinner=not self.options.test_mode, id="status")
         self.menu = CompletionMenu(id="completion")
         self.editor = PromptEditor(menu=self.menu, blink=not self.options.test_mode, id="editor")
@@ -160,6 +162,7 @@ class PiApp(App[None]):
         self.selection = MessageSelection(self.chat, self.editor)
         self.keys = KeyActions(self)
         self.dialogs = Dialogs(self)
+        self.extension_keys: dict[str, list[str]] = {}  # keybindings.json's "ext.*" entries
         self._apply_user_keybindings()
         recognise_esc_cr()  # Alt+Enter as most terminals send it
         self.unreachable_keys = frozenset[str]() if options.test_mode else unreachable_keys(os.environ)
@@ -178,11 +181,29 @@ class PiApp(App[None]):
         back); returns the loader's and the conflict warnings."""
         overrides, warnings = load_keybindings(self.keybindings_path)
         self.key_overrides = overrides
-        return warnings + apply_bindings(self, self.editor, overrides, str(self.keybindings_path))
+        warnings += apply_bindings(self, self.editor, overrides, str(self.keybindings_path))
+        if self.options.extensions is not None:  # their shortcuts' ids are "ext.<extension>.<name>"
+            from pi_app.tui.extension_ui import extension_key_overrides
+
+            self.extension_keys, ext_warnings = extension_key_overrides(self.keybindings_path)
+            warnings += ext_warnings
+        return warnings
+
+    def extension_shortcuts(self) -> list[BoundShortcut]:
+        """Extension shortcuts with the keys they answer to (asked each time: a handler may register one)."""
+        runner = self.options.extensions
+        if runner is None:
+            return []
+        from pi_app.tui.extension_ui import bound_shortcuts
+
+        return bound_shortcuts(runner, self.extension_keys)
 
     @property
     def header(self) -> StartupHeader | None:
         return self._header
+
+    def set_app_title(self, title: str) -> None:
+        self.title = title
 
     # ================================================================== keys (pi's actions; see KeyActions)
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -263,6 +284,7 @@ class PiApp(App[None]):
         return themes.variable_defaults()
 
     def compose(self) -> ComposeResult:
+        yield self.header_area
         yield self.chat
         yield self.queue_area
         yield self.status
@@ -327,19 +349,13 @@ class PiApp(App[None]):
 
     def _shortcut_clashes(self) -> list[str]:
         """Extension shortcuts on keys the app or the editor already uses (those keys keep their action)."""
-        runner = self.options.extensions
-        if runner is None:
+        from pi_app.tui.extension_ui import shortcut_clashes
+
+        if self.options.extensions is None:
             return []
         used = {key: binding.description or binding.action for key, binding in self._app_key_bindings()}
         used.update({k: f"editor: {a}" for k, a in self.editor.key_actions.items()})
-        out = []
-        for name, shortcut in runner.shortcuts():
-            if shortcut.key in used:
-                out.append(
-                    f"Extension shortcut {shortcut.key} ({name}) is already bound to {used[shortcut.key]!r}; "
-                    "the built-in key wins (remap one of them in keybindings.json)"
-                )
-        return out
+        return shortcut_clashes(self.extension_shortcuts(), used)
 
     def _app_key_bindings(self) -> list[tuple[str, Binding]]:
         table = effective_bindings(type(self), keymap_of(self.key_overrides))
@@ -350,10 +366,14 @@ class PiApp(App[None]):
         runner = self.options.extensions
         if runner is None:
             return
-        for name, shortcut in runner.shortcuts():
-            if shortcut.key == event.key:
+        for bound in self.extension_shortcuts():
+            if event.key in bound.keys:
                 event.stop()
-                self.run_worker(runner.run_shortcut(name, shortcut), group="extensions", exit_on_error=False)
+                self.run_worker(
+                    runner.run_shortcut(bound.extension, bound.shortcut),
+                    group="extensions",
+                    exit_on_error=False,
+                )
                 return
 
     async def _exit_when_idle(self) -> None:
@@ -438,6 +458,12 @@ class PiApp(App[None]):
             file_index=index,
             arguments=runner.command_completions if runner is not None else None,
         )
+        if runner is not None and runner.autocomplete_providers():  # extensions' providers stack on it
+            from pi_app.tui.extension_ui import stack_completions
+
+            self.editor.completion = stack_completions(
+                self.editor.completion, runner.autocomplete_providers()
+            )
 
     @work(thread=True, exit_on_error=False, group="warmup")
     def _warm_provider_import(self) -> None:
@@ -481,6 +507,7 @@ class PiApp(App[None]):
 
                 version = __version__
             self._header = StartupHeader(header_from_session(session, version, self.home))
+            self._header.display = not self.header_area.keys  # an extension's header replaces it
             items.append(self._header)
         messages = session.display_messages
         self._history_start = max(0, len(messages) - self.options.tail_messages)
@@ -702,13 +729,16 @@ class PiApp(App[None]):
             tree_bindings=TreeBrowserScreen.BINDINGS,
             unreachable=frozenset(self.unreachable_keys),
         )
-        runner = self.options.extensions
-        if runner is not None and runner.shortcuts():
+        shortcuts = self.extension_shortcuts()
+        if shortcuts:
             from pi_app.tui.hotkeys import Section, key_label
 
             rows = [
-                (key_label(s.key), f"{s.description or 'Shortcut'} ({name})")
-                for name, s in runner.shortcuts()
+                (
+                    " / ".join(key_label(k) for k in b.keys),
+                    f"{b.shortcut.description or 'Shortcut'} ({b.extension}) [{b.id}]",
+                )
+                for b in shortcuts
             ]
             sections.append(Section("Extensions", rows))
         return format_sections(sections)

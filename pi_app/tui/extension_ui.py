@@ -1,9 +1,15 @@
-"""``ctx.ui`` in the interactive app: extension dialogs as modal screens, notices in the chat."""
+"""``ctx.ui`` in the interactive app: extension dialogs as modal screens, notices in the chat, widgets in
+their slots (each behind an error boundary naming its extension), custom entries in the conversation and
+autocomplete providers stacked on the editor's own."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import json
+import logging
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import on
@@ -16,14 +22,25 @@ from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from pi_app.ai.abort import AbortSignal
-from pi_app.extensions.types import NotifyLevel
-from widgets.custom_render import CustomRenderers, ToolRenderers
+from pi_app.extensions.definitions import ShortcutDefinition
+from pi_app.extensions.types import (
+    AutocompleteFactory,
+    AutocompleteItem,
+    AutocompleteProvider,
+    AutocompleteSuggestions,
+    NotifyLevel,
+)
+from pi_app.tui.keybindings import EXTENSION_ID_PREFIX, translate_key
+from widgets.completion import CompletionItem, CompletionProvider, Completions
+from widgets.custom_render import CustomRenderers, ExtensionBoundary, ToolRenderers
 from widgets.extension_slots import ExtensionStatus, ExtensionWidgetArea
 from widgets.notices import ErrorNotice, Notice
 
 if TYPE_CHECKING:
     from pi_app.extensions.runner import ExtensionRunner
     from pi_app.tui.context import AppContext
+
+log = logging.getLogger(__name__)
 
 
 class ExtensionDialog(ModalScreen[Any]):
@@ -112,17 +129,39 @@ class ExtensionSlots(Protocol):
     extension_status: ExtensionStatus
     widgets_above: ExtensionWidgetArea
     widgets_below: ExtensionWidgetArea
+    header_area: ExtensionWidgetArea  # above the conversation (set_header)
 
     @property
     def footer(self) -> Widget: ...
 
+    @property
+    def header(self) -> Widget | None: ...  # pi's startup header, when shown
+
+    def set_app_title(self, title: str) -> None: ...
+
+
+@dataclass
+class _Shared:
+    """What every extension's view of the app's UI shares."""
+
+    title: str = "pi"
+    footer: Widget | None = None  # an extension's replacement footer (in its boundary)
+
 
 class TuiExtensionUI:
-    def __init__(self, app: AppContext, host: ExtensionSlots) -> None:
+    def __init__(
+        self, app: AppContext, host: ExtensionSlots, owner: str = "extension", shared: _Shared | None = None
+    ) -> None:
         self.app = app
         self.host = host
-        self._title = "pi"
-        self._footer: Widget | None = None  # an extension's replacement footer
+        self.owner = owner  # the extension acting (named by error lines)
+        self._shared = shared or _Shared()
+
+    def for_extension(self, name: str) -> TuiExtensionUI:
+        return TuiExtensionUI(self.app, self.host, name, self._shared)
+
+    def _run(self, work: Coroutine[Any, Any, Any]) -> None:
+        self.app.run_worker(work, group="extension-ui", exit_on_error=False)
 
     async def _ask(
         self, screen: Screen[Any], timeout: float | None, signal: AbortSignal | None = None
@@ -200,7 +239,7 @@ class TuiExtensionUI:
             if level == "error"
             else Notice(message, kind="warning" if level == "warning" else "info")
         )
-        self.app.run_worker(self.app.chat.add(notice), group="extension-ui", exit_on_error=False)
+        self._run(self.app.chat.add(notice))
 
     def set_status(self, key: str, text: str | None) -> None:
         self.host.extension_status.set_entry(key, text)
@@ -212,36 +251,110 @@ class TuiExtensionUI:
             if placement in ("below_editor", "belowEditor")
             else self.host.widgets_above
         )
-        self.app.run_worker(area.set_entry(key, content), group="extension-ui", exit_on_error=False)
+        self._run(area.set_entry(key, content, self.owner))
 
     def set_footer(self, widget: Widget | None) -> None:
         """Replace the footer with ``widget``; None restores pi's own."""
-        self.app.run_worker(self._swap_footer(widget), group="extension-ui", exit_on_error=False)
+        self._run(self._swap_footer(widget))
 
     async def _swap_footer(self, widget: Widget | None) -> None:
         footer = self.host.footer
-        if self._footer is not None:
-            await self._footer.remove()
-            self._footer = None
+        shared = self._shared
+        if shared.footer is not None:
+            await shared.footer.remove()
+            shared.footer = None
         footer.display = widget is None
         if widget is not None:
-            self._footer = widget
+            shared.footer = ExtensionBoundary(self.owner, widget)
             parent = footer.parent
             assert isinstance(parent, Widget)  # the screen
-            await parent.mount(widget, after=footer)
+            await parent.mount(shared.footer, after=footer)
+
+    def set_header(self, widget: Widget | list[str] | None) -> None:
+        """Show ``widget`` (or lines) above the conversation instead of pi's startup header; None restores it."""
+        self._run(self._swap_header(widget))
+
+    async def _swap_header(self, widget: Widget | list[str] | None) -> None:
+        await self.host.header_area.set_entry("header", widget, self.owner)
+        startup = self.host.header
+        if startup is not None:
+            startup.display = widget is None
+
+    def show_entry(self, entry: Any) -> None:
+        """A custom entry just appended: drawn at the end of the conversation by its extension's renderer."""
+        self._run(self.app.chat.add_entry(entry))
+
+    def add_autocomplete_provider(self, factory: AutocompleteFactory) -> None:
+        """The runtime has recorded ``factory``: rebuild the editor's completion with it on top."""
+        self.app.refresh_completions()
 
     async def custom(self, screen: Screen[Any], *, timeout: float | None = None) -> Any:
         """Push an extension's own Textual screen; its ``dismiss(value)`` is the result."""
         return await self._ask(screen, timeout)
 
     def set_title(self, title: str) -> None:
-        self._title = title  # the terminal title follows in the extension-UI work (issue 21)
+        """The app's title (``App.title``). Textual has no public way to write the terminal's title (OSC 2),
+        so the terminal window keeps its own."""
+        self._shared.title = title
+        self.host.set_app_title(title)
 
     def set_editor_text(self, text: str) -> None:
         self.app.editor.load_text(text)
 
     def get_editor_text(self) -> str:
         return self.app.editor.text
+
+
+def stack_completions(
+    base: CompletionProvider, factories: Sequence[tuple[str, AutocompleteFactory]]
+) -> CompletionProvider:
+    """The editor's provider (slash commands, ``@`` files, Tab paths) with each extension's ``factory(current)``
+    stacked on it, in the order added."""
+    provider: CompletionProvider = base
+    for owner, factory in factories:
+        try:
+            provider = _AsEditorProvider(owner, factory(_AsExtensionProvider(provider)), provider)
+        except Exception:
+            log.warning("autocomplete provider of %s failed to build", owner, exc_info=True)
+    return provider
+
+
+class _AsExtensionProvider:
+    """The editor's provider as an extension sees it (``current`` in pi's terms)."""
+
+    def __init__(self, inner: CompletionProvider) -> None:
+        self.inner = inner
+
+    def get_suggestions(
+        self, lines: list[str], cursor_line: int, cursor_col: int, force: bool
+    ) -> AutocompleteSuggestions | None:
+        line = lines[cursor_line] if cursor_line < len(lines) else ""
+        found = self.inner.get_completions(line[:cursor_col], cursor_line == 0, force)
+        if found is None:
+            return None
+        items = [AutocompleteItem(i.value, i.label, i.description) for i in found.items]
+        return AutocompleteSuggestions(found.prefix, items)
+
+
+class _AsEditorProvider:
+    """An extension's provider as the editor asks it; one that raises falls back to the provider below."""
+
+    def __init__(self, owner: str, provider: AutocompleteProvider, below: CompletionProvider) -> None:
+        self.owner, self.provider, self.below = owner, provider, below
+
+    def get_completions(
+        self, line_before_cursor: str, at_line_start: bool, force: bool
+    ) -> Completions | None:
+        # The editor hands over the line left of the cursor; that is the only line pi's providers read.
+        try:
+            found = self.provider.get_suggestions([line_before_cursor], 0, len(line_before_cursor), force)
+        except Exception:
+            log.warning("autocomplete provider of %s failed", self.owner, exc_info=True)
+            return self.below.get_completions(line_before_cursor, at_line_start, force)
+        if found is None or not found.items:
+            return None
+        items = [CompletionItem(i.value, i.label or i.value, i.description) for i in found.items]
+        return Completions(items, found.prefix)
 
 
 def extension_renderers(runner: ExtensionRunner) -> CustomRenderers:
@@ -254,4 +367,110 @@ def extension_renderers(runner: ExtensionRunner) -> CustomRenderers:
         owner, definition = found
         return ToolRenderers(owner, definition.render_call, definition.render_result)
 
-    return CustomRenderers(tool=tool, message=runner.message_renderer)
+    def entries_by_message() -> dict[int, list[Any]]:
+        if not runner.has_entry_renderers():
+            return {}
+        return entries_after_messages(runner)
+
+    def markdown(text: str, message_type: str, streaming: bool) -> str:
+        return runner.transform_markdown(text, message_type, streaming)
+
+    return CustomRenderers(
+        tool=tool,
+        message=runner.message_renderer,
+        entry=runner.entry_renderer,
+        entries_by_message=entries_by_message,
+        markdown=markdown,
+    )
+
+
+def entries_after_messages(runner: ExtensionRunner) -> dict[int, list[Any]]:
+    """The custom entries on the session's branch that an extension draws, keyed by the index (in the
+    displayed messages) of the message they follow; -1: before the first (compacted away, or first)."""
+    manager = runner.require_session().session_manager
+    context = manager.build_session_context(context_edits=False)
+    position = {entry_id: i for i, entry_id in enumerate(context.entry_ids)}
+    out: dict[int, list[Any]] = {}
+    last = -1
+    for raw in manager.get_branch():
+        entry_id = raw["id"]
+        if entry_id in position:
+            last = max(last, position[entry_id])
+        elif raw.get("type") == "custom" and runner.entry_renderer(str(raw.get("customType"))) is not None:
+            entry = manager.get_entry(entry_id)
+            if entry is not None:
+                out.setdefault(last, []).append(entry)
+    return out
+
+
+# ====================================================================== extension shortcuts and keybindings.json
+@dataclass(frozen=True)
+class BoundShortcut:
+    """An extension shortcut with the keys it answers to (keybindings.json's, else the registered key)."""
+
+    extension: str
+    shortcut: ShortcutDefinition
+    keys: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return shortcut_id(self.extension, self.shortcut)
+
+
+def shortcut_id(extension: str, shortcut: ShortcutDefinition) -> str:
+    return f"{EXTENSION_ID_PREFIX}{extension}.{shortcut.name or shortcut.key}"
+
+
+def extension_key_overrides(path: Path) -> tuple[dict[str, list[str]], list[str]]:
+    """The ``ext.*`` entries of keybindings.json → (id → Textual keys, warnings naming the file and entry).
+    An unreadable or invalid file gives nothing here (the app's own loader reports it)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}, []
+    if not isinstance(data, dict):
+        return {}, []
+    out: dict[str, list[str]] = {}
+    warnings: list[str] = []
+    for entry_id, value in data.items():
+        if not entry_id.startswith(EXTENSION_ID_PREFIX):
+            continue
+        raw = [value] if isinstance(value, str) else value
+        if not isinstance(raw, list) or not all(isinstance(k, str) for k in raw):
+            warnings.append(f"{path}: {entry_id!r} must be a key or a list of keys; default kept")
+            continue
+        try:
+            out[entry_id] = list(dict.fromkeys(translate_key(k) for k in raw))
+        except ValueError as exc:
+            warnings.append(f"{path}: {entry_id!r}: {exc}; default kept")
+    return out, warnings
+
+
+def bound_shortcuts(runner: ExtensionRunner, overrides: dict[str, list[str]]) -> list[BoundShortcut]:
+    out = []
+    for extension, shortcut in runner.shortcuts():
+        keys = overrides.get(shortcut_id(extension, shortcut))
+        if keys is None:
+            try:
+                keys = [translate_key(shortcut.key)]  # pi's key syntax; Textual's names pass unchanged
+            except ValueError:
+                keys = [shortcut.key]
+        out.append(BoundShortcut(extension, shortcut, tuple(keys)))
+    return out
+
+
+def shortcut_clashes(bound: Sequence[BoundShortcut], used: dict[str, str]) -> list[str]:
+    """Warnings for extension shortcuts on keys the app or editor uses (``used``: key → what) or that an
+    earlier extension shortcut took; the earlier holder keeps the key."""
+    taken = dict(used)
+    out = []
+    for b in bound:
+        for key in b.keys:
+            if key in taken:
+                out.append(
+                    f"Extension shortcut {key} ({b.extension}) is already bound to {taken[key]!r}; "
+                    f'the earlier binding wins (remap it in keybindings.json as "{b.id}")'
+                )
+            else:
+                taken[key] = f"{b.extension}: {b.shortcut.description or b.id}"
+    return out

@@ -25,6 +25,8 @@ from textual.keys import KEY_NAME_REPLACEMENTS
 
 from pi_app.tui.key_actions import SELECTION_ACTIONS, UNBOUND
 
+EXTENSION_ID_PREFIX = "ext."
+
 # pi's snapshot id → its newer namespaced id (both spellings are valid in keybindings.json).
 NAMESPACED_IDS: dict[str, str] = {
     "cursorUp": "tui.editor.cursorUp",
@@ -286,6 +288,8 @@ def parse_keybindings(data: Any, source: str) -> tuple[dict[str, list[str]], lis
     result: dict[str, list[str]] = {}
     warnings: list[str] = []
     for action_id, value in data.items():
+        if action_id.startswith(EXTENSION_ID_PREFIX):
+            continue  # extension shortcuts: read by pi_app.tui.extension_ui, which knows them
         canonical = canonical_id(action_id)
         if canonical is None:
             warnings.append(f"{source}: unknown action {action_id!r} ignored")

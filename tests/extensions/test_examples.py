@@ -41,7 +41,9 @@ class ScriptedUI(NoUI):
         self.asked: list[tuple[str, str]] = []
         self.notices: list[str] = []
 
-    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
+    async def confirm(
+        self, title: str, message: str = "", *, timeout: float | None = None, signal: Any = None
+    ) -> bool:
         self.asked.append((title, message))
         return self.answers.pop(0)
 
