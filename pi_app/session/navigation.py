@@ -5,6 +5,7 @@ Results and errors follow the convention of :mod:`pi_app.session.results`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,10 +22,21 @@ from pi_app.session.store import SessionManager, path_to_root
 __all__ = ["NavigateResult", "TreeNavigator", "entries_to_summarize"]
 
 
+# A user message's line has this; a line without it is not one (a match is confirmed by parsing). Quotes
+# inside JSON strings are escaped, so message text cannot fake it.
+_USER_ROLE = re.compile(r'"role"\s*:\s*"user"')
+
+
 def _user_message(entry: Any) -> dict[str, Any] | None:
     if entry is None or entry.get("type") != "message":
         return None
-    msg = entry.get("message")
+    line = getattr(entry, "unparsed_line", None)
+    if line is not None:  # a record not parsed yet: look before parsing, and don't keep the parse
+        if _USER_ROLE.search(line) is None:
+            return None
+        msg = entry.peek("message")
+    else:
+        msg = entry.get("message")
     return msg if isinstance(msg, dict) and msg.get("role") == "user" else None
 
 
