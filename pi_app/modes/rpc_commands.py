@@ -101,16 +101,16 @@ def _entry_data(entry: Any) -> Any:
 
 
 def _node_json(node: Any) -> str:
-    """The entry as JSON text: an entry still unparsed is its own line, once it is known to be a JSON
-    object (checked by parsing it, not kept: a 50,000-entry tree would otherwise hold every entry twice)."""
+    """The entry as compact JSON text. An entry still unparsed is parsed for this only, not kept: a
+    50,000-entry tree would otherwise hold every entry twice once the tree had been asked for."""
     line = getattr(node.entry, "unparsed_line", None)
     if line is not None:
         try:
-            ok = isinstance(json.loads(line), dict)
+            data = json.loads(line)
         except ValueError:
-            ok = False
-        if ok:
-            return line.strip()
+            data = None
+        if isinstance(data, dict):
+            return dumps(data)  # re-encoded: the file may have been written with other spacing
     return dumps(_entry_data(node.entry))
 
 
