@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker, WorkType
 
     from pi_app.session.agent_session import AgentSession
+    from pi_app.tui.options import TuiOptions
     from widgets.conversation import Conversation
     from widgets.editor import PromptEditor
     from widgets.queue_area import QueueArea
@@ -33,6 +34,7 @@ class AppContext(Protocol):
     editor: PromptEditor
     queue_area: QueueArea
     home: str
+    options: TuiOptions
     branch_summarizing: bool  # a /tree branch summary is being generated (Esc aborts it)
 
     @property

@@ -257,6 +257,7 @@ async def open_resume(
         on_rename=rename,
         on_delete=delete_session_file,
         home=app.home,
+        load_in_background=not app.options.test_mode,
     )
 
     def chosen(path: str | None) -> None:

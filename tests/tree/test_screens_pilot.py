@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from pi_app.session.store import SessionManager
 from tests.tree.helpers import FIXTURES
 from tests.tree.host import NOW, HostApp, sessions_all, sessions_here
@@ -162,6 +164,30 @@ async def test_session_picker_open_search_scope_sort():
         assert screen.selected_path.endswith("a.jsonl")  # the selection follows the session, not the row
         await pilot.press("up", "enter")
     assert app.result.endswith("b.jsonl")
+
+
+async def test_session_picker_lists_in_the_background_and_draws_at_once():
+    from tests.tui.session_helpers import wait_for
+
+    release = threading.Event()
+
+    def slow_listing() -> list:
+        release.wait(10)  # the folder is being read until the test says so
+        return list(sessions_here())
+
+    app = HostApp(lambda: SessionPickerScreen(slow_listing, sessions_all, now=NOW, load_in_background=True))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.pause()
+        assert screen.listing and screen.rows == []
+        assert "Loading sessions…" in str(screen.query_one("#picker-status").render())
+        await pilot.press(*"readme")  # typing while it loads is kept and applied to what arrives
+        release.set()
+        await wait_for(pilot, lambda: screen.rows, "the listing to arrive")
+        assert not screen.listing
+        assert [r.info.path[-7:] for r in screen.rows][0] == "c.jsonl"
+        await pilot.press("enter")
+    assert app.result.endswith("c.jsonl")
 
 
 async def test_session_picker_delete_needs_confirmation_and_rename():
