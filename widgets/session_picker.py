@@ -214,7 +214,9 @@ class SessionPickerScreen(Screen[str | None]):
         try:
             found = list(source())
         except OSError as exc:  # an unreadable sessions folder: say so in the picker, not as a crash
-            self.app.call_from_thread(self._loaded_in_background, scope, [], f"Could not list sessions: {exc}")
+            self.app.call_from_thread(
+                self._loaded_in_background, scope, [], f"Could not list sessions: {exc}"
+            )
             return
         self.app.call_from_thread(self._loaded_in_background, scope, found, None)
 
