@@ -186,6 +186,8 @@ class PromptEditor(TextArea):
 
     def action_submit(self) -> None:
         if self.menu is not None and self.menu.is_open:
+            self._catch_up_completion()
+        if self.menu is not None and self.menu.is_open:
             self._accept_completion()
             # A chosen slash command runs at once (as in pi); a chosen file path just goes in the text.
             if not (self.text.startswith("/") and "\n" not in self.text):
@@ -283,6 +285,25 @@ class PromptEditor(TextArea):
             self.menu.hide()
         else:
             self.menu.show(result)
+
+    def _catch_up_completion(self) -> None:
+        """Bring the menu up to the text before Enter acts on it: keys that arrived in the same terminal
+        read as the Enter ("/tree⏎" typed fast or pasted) are in the text, but the menu updates on the
+        Changed messages queued behind them, so it may still list what "/" offered. An up-to-date menu is
+        left as it is (its highlighted row is the user's choice)."""
+        if self.menu is None or self.completion is None:
+            return
+        before, first_line = self._line_before_cursor()
+        fresh = self.completion.get_completions(before, first_line, False)
+        shown = self.menu.completions
+        if fresh is None or not fresh.items:
+            self.menu.hide()
+        elif (
+            shown is None
+            or fresh.prefix != shown.prefix
+            or [i.value for i in fresh.items] != [i.value for i in shown.items]
+        ):
+            self.menu.show(fresh)
 
     def action_complete(self) -> None:
         if self.menu is not None and self.menu.is_open:

@@ -146,6 +146,21 @@ async def test_completion_popup(tmp_path):
         assert app.editor.text == "src/"
 
 
+async def test_enter_after_a_fast_command_uses_the_menu_for_the_whole_text(tmp_path):
+    """"/copy⏎" in one read after the menu opened on "/": Enter must not accept what the menu offered for
+    "/" (it had "/model" highlighted: "/cop/model" was submitted)."""
+    app = EditorApp(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("slash")
+        await pilot.pause()
+        assert app.menu.is_open and app.menu.selected().value == "/model"
+        for key, char in [("c", "c"), ("o", "o"), ("p", "p"), ("y", "y"), ("enter", "\r")]:
+            app.post_message(events.Key(key, char))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.got == [("Submitted", "/copy")]
+
+
 async def test_enter_in_the_same_read_as_the_text_submits_all_of_it(tmp_path):
     """A terminal read can deliver "hi⏎" at once (fast typing, tmux send-keys): Enter must act after the
     characters queued before it, not overtake them."""
