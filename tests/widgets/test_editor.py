@@ -147,7 +147,7 @@ async def test_completion_popup(tmp_path):
 
 
 async def test_enter_after_a_fast_command_uses_the_menu_for_the_whole_text(tmp_path):
-    """"/copy⏎" in one read after the menu opened on "/": Enter must not accept what the menu offered for
+    """ "/copy⏎" in one read after the menu opened on "/": Enter must not accept what the menu offered for
     "/" (it had "/model" highlighted: "/cop/model" was submitted)."""
     app = EditorApp(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
