@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,39 @@ def agent_dir() -> Path:
 
 
 def stdio(**extra: Any) -> dict[str, Any]:
-    return {"command": sys.executable, "args": [STDIO_SERVER], "timeout": 30, **extra}
+    """The test stdio server as an mcp.json entry. Forked from this worker's zygote (servers/zygote.py: the
+    SDK imported once), unless the test follows the server's own process (``MCP_TEST_PIDFILE``): then it
+    is started directly, as a user's server is."""
+    if "MCP_TEST_PIDFILE" in (extra.get("env") or {}):
+        return {"command": sys.executable, "args": [STDIO_SERVER], "timeout": 30, **extra}
+    return {
+        "command": sys.executable,
+        "args": ["-S", str(SERVERS / "launch.py"), _zygote()],
+        "timeout": 30,
+        **extra,
+    }
+
+
+_ZYGOTE: tuple[subprocess.Popen[bytes], str] | None = None
+
+
+def _zygote() -> str:
+    """The socket of this process's zygote, started on first use; it ends when this process does (its
+    stdin, a pipe from here, closes)."""
+    global _ZYGOTE
+    if _ZYGOTE is None or _ZYGOTE[0].poll() is not None:
+        path = os.path.join(tempfile.mkdtemp(prefix="mcp-zygote-"), "s")
+        proc = subprocess.Popen(
+            [sys.executable, str(SERVERS / "zygote.py"), path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            start_new_session=True,  # not in the test worker's process group
+        )
+        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n", (
+            "the MCP test zygote did not start"
+        )
+        _ZYGOTE = (proc, path)
+    return _ZYGOTE[1]
 
 
 def write_mcp(path: Path, servers: dict[str, Any], **top: Any) -> Path:
