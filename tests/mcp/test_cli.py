@@ -6,7 +6,7 @@ import json
 
 from tests.modes.harness import make_env
 
-from .helpers import STDIO_SERVER
+from .helpers import stdio
 
 
 def test_add_and_remove_keep_other_content_and_indentation(tmp_path):
@@ -66,11 +66,7 @@ def test_list_connects_prints_state_and_exits_1_on_failure(tmp_path):
     env.agent_dir.mkdir(parents=True)
     user = env.agent_dir / "mcp.json"
     servers = {
-        "t": {
-            "command": __import__("sys").executable,
-            "args": [STDIO_SERVER],
-            "toolExposure": {"echo": "direct"},
-        },
+        "t": stdio(toolExposure={"echo": "direct"}),
         "off": {"command": "nothing", "enabled": False},
     }
     user.write_text(json.dumps({"mcpServers": servers}))
