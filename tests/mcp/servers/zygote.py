@@ -44,6 +44,7 @@ def _receive(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
 
 def _serve(conn: socket.socket) -> None:
     """In the forked child: become the server the launcher asked for."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote's auto-reaping must not hide its children
     os.setpgid(0, 0)  # a group of its own, ended as one when the launcher goes
     request, fds = _receive(conn)
     for target, fd in zip((0, 1, 2), fds, strict=True):
