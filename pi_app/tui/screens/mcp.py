@@ -5,7 +5,7 @@ enables or disables it and ``x`` changes its exposure (both saved to the file th
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from pi_app.extensions.builtin.mcp.status import ServerRow
+from pi_app.extensions.builtin.mcp.status import McpActions, ServerRow
 from pi_app.tui.screens.model_select import DIALOG_CSS
 
 _STATE_STYLE = {
@@ -26,21 +26,6 @@ _STATE_STYLE = {
     "connecting": "$pi-dim",
     "disabled": "$pi-dim",
 }
-
-
-class McpActions(Protocol):
-    """What the screen asks of builtin:mcp (its McpExtension)."""
-
-    @property
-    def errors(self) -> list[str]: ...
-
-    def rows(self) -> list[ServerRow]: ...
-
-    async def reconnect(self, name: str) -> None: ...
-
-    async def toggle_enabled(self, name: str) -> None: ...
-
-    async def cycle_exposure(self, name: str) -> None: ...
 
 
 class McpScreen(ModalScreen[None]):

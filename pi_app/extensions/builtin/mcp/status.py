@@ -10,12 +10,8 @@ if TYPE_CHECKING:
     from .runtime import McpManager
 
 
-class McpState(Protocol):
-    """What the extension holds for a session (its config, and the manager once a server is enabled)."""
-
-    config: McpConfig | None
-    manager: McpManager | None
-    where: tuple[str, str, bool] | None
+class McpActions(Protocol):
+    """What the /mcp screen asks of builtin:mcp (its McpExtension)."""
 
     @property
     def errors(self) -> list[str]: ...
@@ -27,6 +23,14 @@ class McpState(Protocol):
     async def toggle_enabled(self, name: str) -> None: ...
 
     async def cycle_exposure(self, name: str) -> None: ...
+
+
+class McpState(McpActions, Protocol):
+    """What the extension holds for a session (its config, and the manager once a server is enabled)."""
+
+    config: McpConfig | None
+    manager: McpManager | None
+    where: tuple[str, str, bool] | None
 
 
 _ORDER = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disabled": 4}
