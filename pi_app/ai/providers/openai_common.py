@@ -19,7 +19,11 @@ from pi_app.ai.env_keys import get_env_api_key
 from pi_app.ai.models import provider_thinking_value, supports_xhigh
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.http_common import http_client_options
+from pi_app.ai.providers.sdk_import import defer_sdk_packages
 from pi_app.ai.types import Model
+
+# Before this module's first ``import openai``: the SDK's type catalogue loads only where it is used.
+defer_sdk_packages()
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 

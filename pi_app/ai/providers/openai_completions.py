@@ -502,7 +502,8 @@ async def stream_openai_completions(
         params = build_completions_params(model, context, options)
         params = await apply_on_payload(options, params, model)
         client = make_client(model, options, resolve_api_key(model, options))
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+        from openai.types.chat.chat_completion import ChatCompletion
+        from openai.types.chat.chat_completion_chunk import ChatCompletionChunk
 
         sdk_stream = await open_stream(
             client, "/chat/completions", params, ChatCompletion, ChatCompletionChunk, options

@@ -355,7 +355,8 @@ async def stream_openai_responses(
         params = build_responses_params(model, context, options)
         params = await apply_on_payload(options, params, model)
         client = make_client(model, options, resolve_api_key(model, options))
-        from openai.types.responses import Response, ResponseStreamEvent
+        from openai.types.responses.response import Response
+        from openai.types.responses.response_stream_event import ResponseStreamEvent
 
         sdk_stream = await open_stream(client, "/responses", params, Response, ResponseStreamEvent, options)
         reader = _EventReader(b)
