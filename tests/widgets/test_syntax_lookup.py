@@ -1,0 +1,65 @@
+"""The language of a file name comes from a table of pygments' patterns (issue 15: pygments' own lookup
+compiled ~930 patterns on the event loop, ~0.3 s the first time a resumed session showed a read tool
+call). The answer must stay exactly what pygments' lookup gives."""
+
+from __future__ import annotations
+
+import os
+
+from pygments.lexers import get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+from widgets.syntax import _lexer_table, language_for_path
+
+
+def _pygments(path: str) -> str | None:
+    """The lookup as it was: pygments' own, over every pattern."""
+    name = os.path.basename(path)
+    if not name or "." not in name and name not in {"Makefile", "Dockerfile"}:
+        return None
+    try:
+        lexer = get_lexer_for_filename(name)
+    except ClassNotFound:
+        return None
+    return lexer.aliases[0] if lexer.aliases else None
+
+
+def test_every_extension_and_special_name_matches_pygments() -> None:
+    table = _lexer_table()
+    names = [f"file{ext}" for ext in table.by_extension]
+    names += [pattern.replace("*", "x").replace("?", "x") for pattern, _, _ in table.other]
+    names += [
+        "src/m.py",
+        "a.d.ts",
+        "foo.tar.gz",
+        "x.PY",
+        "noext",
+        "Makefile",
+        "Dockerfile",
+        ".bashrc",
+        "a.b.c",
+    ]
+    assert len(names) > 800
+    mismatches = [
+        (n, language_for_path(n), _pygments(n)) for n in names if language_for_path(n) != _pygments(n)
+    ]
+    assert mismatches == []
+
+
+def test_a_common_name_does_not_ask_pygments_to_scan_its_patterns(monkeypatch) -> None:
+    import widgets.syntax as syntax
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"full pattern scan for {name}")
+
+    monkeypatch.setattr(syntax, "get_lexer_for_filename", refuse)
+    language_for_path.cache_clear()
+    try:
+        assert [language_for_path(n) for n in ("src/app.py", "x.ts", "README.md", "Cargo.toml")] == [
+            "python",
+            "typescript",
+            "markdown",
+            "toml",
+        ]
+    finally:
+        language_for_path.cache_clear()
