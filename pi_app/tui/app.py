@@ -303,7 +303,9 @@ class PiApp(App[None]):
         self.file_index = FileIndex(session.cwd).start()  # built in a thread; `@` falls back meanwhile
         self.refresh_completions()
         self.apply_editor_settings()
-        self._seed_history()
+        # ↑ recalls earlier prompts; on a long session collecting them is a walk over every message, so it
+        # runs just after the first frame instead of before it.
+        self.call_after_refresh(self._seed_history)
         self._unsubscribe = session.subscribe(self.bridge)
         self.run_worker(self.bridge.run(), name="event-bridge", group="bridge", exit_on_error=False)
         await self.rebuild_chat(header=True)
