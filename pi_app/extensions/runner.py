@@ -42,7 +42,7 @@ from pi_app.extensions.types import (
     Mode,
     NoUI,
 )
-from pi_app.extensions.ui_view import EntryDisplay, ExtensionUIView, OwnedUI, PromptSpans
+from pi_app.extensions.ui_view import EntryDisplay, ExtensionUIView, OwnedUI, PromptSpans, ResettableUI
 from pi_app.session.messages import CustomMessage
 from pi_app.session.session_events import SessionEvent, ThinkingLevelChangedEvent
 
@@ -413,6 +413,10 @@ class ExtensionRunner:
         await self.emit(
             ev.SessionShutdownEvent(reason, session.session_file if session is not None else None)
         )
+        if reason != "quit" and isinstance(self.ui, ResettableUI):
+            # The extensions are unloaded next (and loaded again): widgets, status, header and footer they
+            # set would outlive the code behind them.
+            await self.ui.reset()
 
     # ================================================================== commands and shortcuts
     def command_infos(self) -> list[dict[str, Any]]:

@@ -27,6 +27,15 @@ class EntryDisplay(Protocol):
     def show_entry(self, entry: Any) -> None: ...
 
 
+@runtime_checkable
+class ResettableUI(Protocol):
+    """A mode's UI that holds what extensions put on screen (the app's widgets, status, header, footer)."""
+
+    async def reset(self) -> None:
+        """The extensions are being unloaded: remove everything they showed, restore pi's own parts."""
+        ...
+
+
 class PromptSpans:
     """Counts the dialogs that wait for the user; ``notify`` gets the start of the outermost one and the end
     of the last to close (nested or overlapping prompts are one span, as pi has it)."""

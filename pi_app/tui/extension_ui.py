@@ -270,6 +270,22 @@ class TuiExtensionUI:
             assert isinstance(parent, Widget)  # the screen
             await parent.mount(shared.footer, after=footer)
 
+    async def reset(self) -> None:
+        """The extensions are being unloaded (``/reload``, a session switch): their widgets, status
+        entries, header, footer and title go; pi's own header and footer come back."""
+        host = self.host
+        for area in (host.widgets_above, host.widgets_below, host.header_area):
+            for key in area.keys:
+                await area.set_entry(key, None)
+        for key in host.extension_status.entries:
+            host.extension_status.set_entry(key, None)
+        await self._swap_footer(None)
+        if (startup := host.header) is not None:
+            startup.display = True
+        if self._shared.title != _Shared.title:
+            self._shared.title = _Shared.title
+            host.set_app_title(_Shared.title)
+
     def set_header(self, widget: Widget | list[str] | None) -> None:
         """Show ``widget`` (or lines) above the conversation instead of pi's startup header; None restores it."""
         self._run(self._swap_header(widget))

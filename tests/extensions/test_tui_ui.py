@@ -156,3 +156,31 @@ def test_slots_snapshot(snap_compare, tmp_path, faux) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_reload_takes_down_what_the_old_extension_showed(tmp_path, faux):
+    """The extension is unloaded on /reload: its widgets, status, header, footer and title must not outlive
+    it (they would point at code that is gone). What the reloaded code shows again is kept."""
+    app, runner = await _app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.submit("/ask slots")
+        await wait_for(pilot, lambda: app.widgets_below.keys == ["hint"], "the widgets")
+        ui = runner.context_for("ui").ui
+        ui.set_footer(Label("my own footer", id="ext-footer"))
+        ui.set_header(["my header"])
+        ui.set_title("busy")
+        await wait_for(
+            pilot, lambda: bool(app.query("#ext-footer")) and app.header_area.keys, "footer, header"
+        )
+        assert app.title == "busy"
+        app.submit("/reload")
+        await wait_for(
+            pilot, lambda: "key bindings" in str(getattr(app.chat.items[-1], "text", "")), "the reload"
+        )
+        assert app.widgets_above.keys == [] and app.widgets_below.keys == [] and app.header_area.keys == []
+        assert app.extension_status.entries == {} and not app.extension_status.display
+        assert not app.query("#ext-footer") and app.footer.display
+        assert app.title == "pi"
+        # the reloaded extension works and can show its widgets again
+        app.submit("/ask slots")
+        await wait_for(pilot, lambda: app.widgets_below.keys == ["hint"], "the widgets shown again")
