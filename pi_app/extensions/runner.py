@@ -47,6 +47,7 @@ from pi_app.session.messages import CustomMessage
 from pi_app.session.session_events import SessionEvent, ThinkingLevelChangedEvent
 
 if TYPE_CHECKING:
+    from pi_app.agent.tool import ToolContent
     from pi_app.session.agent_session import AgentSession
     from pi_app.session.config import ModelRegistry, SettingsManager
 
@@ -151,9 +152,20 @@ class ExtensionRunner:
 
     def _install_tool(self, ext: LoadedExtension, definition: ToolDefinition) -> None:
         assert self._session is not None
-        tool = ExtensionTool(definition, ext.name, lambda: self.context_for(ext.name))
+        tool = ExtensionTool(
+            definition, ext.name, lambda: self.context_for(ext.name), prepare_images=self._prepare_images
+        )
         allowed = self.tool_selection is None or tool_selected(self.tool_selection, definition.name)
         self._session.add_tool(tool, activate=definition.default_active and allowed)
+
+    def _prepare_images(self, content: list[ToolContent]) -> list[ToolContent]:
+        """Images an extension or MCP tool returned, fitted to the current model's limits (``images``
+        settings) before they enter the conversation, as pi does for every tool result."""
+        from pi_app.tools.images import prepare_content_images
+
+        session = self.require_session()
+        auto = bool(self.settings.settings.images.autoResize)
+        return prepare_content_images(content, auto_resize=auto, limits=session.image_limits())
 
     def add_command(self, extension: str, command: CommandDefinition) -> None:
         self._owner(extension).commands[command.name] = command
@@ -416,7 +428,9 @@ class ExtensionRunner:
         if reason != "quit" and isinstance(self.ui, ResettableUI):
             # The extensions are unloaded next (and loaded again): widgets, status, header and footer they
             # set would outlive the code behind them.
-            await self.ui.reset()
+            cleared = self.ui.clear_extension_ui()
+            if inspect.isawaitable(cleared):  # (a duck-typed UI may answer anything)
+                await cleared
 
     # ================================================================== commands and shortcuts
     def command_infos(self) -> list[dict[str, Any]]:

@@ -58,10 +58,12 @@ class ExtensionTool(AgentTool):
         definition: ToolDefinition,
         extension_name: str,
         context: Callable[[], ExtensionContext],
+        prepare_images: Callable[[list[ToolContent]], list[ToolContent]] | None = None,
     ) -> None:
         self.definition = definition
         self.extension_name = extension_name
         self._context = context
+        self._prepare_images = prepare_images  # fits returned images to the current model (pi does too)
         self.name = definition.name
         self.label = definition.label or definition.name
         self.description = definition.description
@@ -99,4 +101,7 @@ class ExtensionTool(AgentTool):
         # a tool_call handler may have changed the dict in place: the model instance is built from it now
         args: Any = self._model.model_validate(params) if self._model is not None else params
         value = await self.definition.execute(tool_call_id, args, signal, on_update, self._context())
-        return to_tool_result(value)
+        result = to_tool_result(value)
+        if self._prepare_images is not None and any(isinstance(c, ImageContent) for c in result.content):
+            result.content = self._prepare_images(list(result.content))
+        return result

@@ -31,7 +31,7 @@ class EntryDisplay(Protocol):
 class ResettableUI(Protocol):
     """A mode's UI that holds what extensions put on screen (the app's widgets, status, header, footer)."""
 
-    async def reset(self) -> None:
+    async def clear_extension_ui(self) -> None:
         """The extensions are being unloaded: remove everything they showed, restore pi's own parts."""
         ...
 

@@ -154,6 +154,37 @@ def prepare_image(
         target_w, target_h = max(1, int(target_w * 0.75)), max(1, int(target_h * 0.75))
 
 
+def prepare_content_images(
+    content: Sequence[Any], *, auto_resize: bool = True, limits: ResizeLimits | None = None
+) -> list[Any]:
+    """A tool result's blocks (extension and MCP tools) with each image prepared as pi does before it enters
+    the conversation. What happened to an image (converted, resized, refused) is a text block right after
+    it; a refused image is replaced by that text. Blocks that need nothing are the caller's objects."""
+    from pi_app.ai.types import ImageContent, TextContent
+
+    out: list[Any] = []
+    for block in content:
+        if not isinstance(block, ImageContent):
+            out.append(block)
+            continue
+        try:
+            data = base64.b64decode(block.data, validate=False)
+        except (ValueError, TypeError):
+            out.append(TextContent(text=CONVERT_FAILED))
+            continue
+        prepared = prepare_image(data, block.mimeType, auto_resize=auto_resize, limits=limits)
+        if isinstance(prepared, ImageRefused):
+            out.append(TextContent(text=prepared.message))
+            continue
+        if prepared.data == block.data and prepared.mime == block.mimeType:
+            out.append(block)
+        else:
+            out.append(ImageContent(data=prepared.data, mimeType=prepared.mime))
+        if prepared.hints:
+            out.append(TextContent(text="\n".join(prepared.hints)))
+    return out
+
+
 def prepare_prompt_images(
     text: str, images: Sequence[ImageContent], *, auto_resize: bool = True, limits: ResizeLimits | None = None
 ) -> tuple[str, list[ImageContent]]:

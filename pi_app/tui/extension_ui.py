@@ -270,7 +270,7 @@ class TuiExtensionUI:
             assert isinstance(parent, Widget)  # the screen
             await parent.mount(shared.footer, after=footer)
 
-    async def reset(self) -> None:
+    async def clear_extension_ui(self) -> None:
         """The extensions are being unloaded (``/reload``, a session switch): their widgets, status
         entries, header, footer and title go; pi's own header and footer come back."""
         host = self.host

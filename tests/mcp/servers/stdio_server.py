@@ -16,7 +16,12 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ImageContent
 
-PNG = base64.b64encode(bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")).decode()
+PNG = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63606060"
+        "60000000050001a5f645400000000049454e44ae426082"
+    )
+).decode()  # a whole 1x1 PNG (tool images are decoded to be fitted to the model)
 
 server = MCPServer("test-stdio", instructions="A test server.\nSecond line.")
 child = subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL)
