@@ -44,6 +44,11 @@ def _lexer_table() -> _LexerTable:
     return table
 
 
+def has_language_name(name: str) -> bool:
+    """Only names with an extension (and two well-known bare names) get a language."""
+    return bool(name) and ("." in name or name in {"Makefile", "Dockerfile"})
+
+
 @lru_cache(maxsize=256)
 def language_for_path(path: str) -> str | None:
     """Pygments language alias for a file name (extension only; never guesses from content).
@@ -54,7 +59,7 @@ def language_for_path(path: str) -> str | None:
     pygments decides by its priorities, as before.
     """
     name = os.path.basename(path)
-    if not name or "." not in name and name not in {"Makefile", "Dockerfile"}:
+    if not has_language_name(name):
         return None
     table = _lexer_table()
     _, dot, ext = name.rpartition(".")
@@ -64,8 +69,11 @@ def language_for_path(path: str) -> str | None:
             candidates.add(alias)
     if len(candidates) == 1:
         return candidates.pop()
-    if not candidates:
-        return None
+    return pygments_language(name) if candidates else None
+
+
+def pygments_language(name: str) -> str | None:
+    """Pygments' own answer for a file name: every lexer's patterns, ties settled by its priorities."""
     try:
         lexer = get_lexer_for_filename(name)
     except ClassNotFound:

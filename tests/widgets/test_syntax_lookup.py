@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import os
 
-from pygments.lexers import get_lexer_for_filename
-from pygments.util import ClassNotFound
-
-from widgets.syntax import _lexer_table, language_for_path
+from widgets.syntax import _lexer_table, has_language_name, language_for_path, pygments_language
 
 
 def _pygments(path: str) -> str | None:
     """The lookup as it was: pygments' own, over every pattern."""
     name = os.path.basename(path)
-    if not name or "." not in name and name not in {"Makefile", "Dockerfile"}:
-        return None
-    try:
-        lexer = get_lexer_for_filename(name)
-    except ClassNotFound:
-        return None
-    return lexer.aliases[0] if lexer.aliases else None
+    return pygments_language(name) if has_language_name(name) else None
 
 
 def test_every_extension_and_special_name_matches_pygments() -> None:
@@ -52,7 +43,7 @@ def test_a_common_name_does_not_ask_pygments_to_scan_its_patterns(monkeypatch) -
     def refuse(name: str) -> None:
         raise AssertionError(f"full pattern scan for {name}")
 
-    monkeypatch.setattr(syntax, "get_lexer_for_filename", refuse)
+    monkeypatch.setattr(syntax, "get_lexer_for_filename", refuse)  # what pygments_language asks
     language_for_path.cache_clear()
     try:
         assert [language_for_path(n) for n in ("src/app.py", "x.ts", "README.md", "Cargo.toml")] == [
