@@ -28,8 +28,6 @@ from types import ModuleType
 # Packages whose ``__init__`` only re-exports generated types, resources or helpers.
 DEFERRED_ROOTS: tuple[str, ...] = ("openai.types", "openai.resources", "openai.lib")
 
-_lock = threading.RLock()  # one thread runs a deferred body; others wanting a name wait for it
-
 
 def _deferred(fullname: str) -> bool:
     return any(fullname == root or fullname.startswith(root + ".") for root in DEFERRED_ROOTS)
@@ -47,9 +45,12 @@ class _DeferredBody(importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         real = self._real
         pending = [True]
+        # One thread runs the body; another wanting a name meanwhile waits for it (a lock per package, as
+        # the import system has per module, so unrelated bodies never wait on each other).
+        lock = threading.RLock()
 
         def __getattr__(name: str) -> object:
-            with _lock:
+            with lock:
                 if pending and pending.pop():
                     del module.__dict__["__getattr__"]  # the body may define its own
                     if module.__spec__ is not None:
