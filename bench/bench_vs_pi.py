@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.pty_frame import time_to_marker  # noqa: E402
 from bench.runner import MODEL_ARGS, Run, median, our_cmd, our_env, pi16_home, timed  # noqa: E402
+from tests.loopback.anthropic_wire import anthropic_ok, text_block  # noqa: E402
 from tests.loopback.openai_wire import chat_text_stream  # noqa: E402
 from tests.loopback.server import LoopbackServer  # noqa: E402
 from tests.perf.session_gen import linear_session  # noqa: E402
@@ -37,6 +38,7 @@ from tests.perf.session_gen import linear_session  # noqa: E402
 TARGETS: dict[str, float | None] = {
     "--version": None,
     "--no-session -p hi": 0.5,
+    "-p hi over anthropic": None,  # informational: the targets are over openai-completions
     "--session 50k -p hi": 0.5,
     "TUI first frame": 0.5,
     "TUI resume 10k": 0.5,
@@ -60,6 +62,10 @@ def main() -> int:
         pienv, env = our_env(work, server.url)
         cwd = pienv.project
         pi_env = pi16_home(work, pi_bin, server.url) if pi_bin else None
+        # the same loopback server as an Anthropic Messages endpoint, for the informational anthropic case
+        _add_anthropic_provider(pienv.agent_dir / "models.json", server.url)
+        if pi_env is not None:
+            _add_anthropic_provider(Path(pi_env["HOME"]) / ".pi" / "agent" / "models.json", server.url)
         session = work / "linear.jsonl"
         linear_session(session, opts.entries, cwd=str(cwd))
         size = session.stat().st_size
@@ -76,6 +82,10 @@ def main() -> int:
         def prompt(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
             server.add(chat_text_stream("hello"))
             return timed(cmd("--no-session", "-p", "hi", *MODEL_ARGS), e, cwd)
+
+        def prompt_anthropic(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
+            server.add(anthropic_ok(text_block(0, "hello")))
+            return timed(cmd("--no-session", "-p", "hi", "--model", "aloop/loop-model"), e, cwd)
 
         def version(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
             return timed(cmd("--version"), e, cwd)
@@ -94,6 +104,7 @@ def main() -> int:
         cases = {
             "--version": version,
             "--no-session -p hi": prompt,
+            "-p hi over anthropic": prompt_anthropic,
             "--session 50k -p hi": resume,
             "TUI first frame": tui_first,
             "TUI resume 10k": tui_resume,
@@ -143,6 +154,17 @@ def main() -> int:
                     rss_line += f"   pi 1.6 {pi_rss / 1e6:5.0f} MB = {pi_rss / size:4.1f}x file"
                 print(rss_line)
     return 0
+
+
+def _add_anthropic_provider(models_json: Path, server_url: str) -> None:
+    config = json.loads(models_json.read_text(encoding="utf-8"))
+    loop = config["providers"]["loop"]
+    config["providers"]["aloop"] = {
+        **loop,
+        "baseUrl": server_url,
+        "api": "anthropic-messages",
+    }
+    models_json.write_text(json.dumps(config), encoding="utf-8")
 
 
 def _frame(cmd: list[str], env: dict[str, str], cwd: Path, marker: bytes) -> Run:
