@@ -158,14 +158,15 @@ class ExtensionRunner:
         allowed = self.tool_selection is None or tool_selected(self.tool_selection, definition.name)
         self._session.add_tool(tool, activate=definition.default_active and allowed)
 
-    def _prepare_images(self, content: list[ToolContent]) -> list[ToolContent]:
+    async def _prepare_images(self, content: list[ToolContent]) -> list[ToolContent]:
         """Images an extension or MCP tool returned, fitted to the current model's limits (``images``
-        settings) before they enter the conversation, as pi does for every tool result."""
+        settings) before they enter the conversation, as pi does for every tool result (off the loop:
+        decoding and resizing a screenshot takes a while)."""
         from pi_app.tools.images import prepare_content_images
 
-        session = self.require_session()
+        limits = self.require_session().image_limits()
         auto = bool(self.settings.settings.images.autoResize)
-        return prepare_content_images(content, auto_resize=auto, limits=session.image_limits())
+        return await asyncio.to_thread(prepare_content_images, content, auto_resize=auto, limits=limits)
 
     def add_command(self, extension: str, command: CommandDefinition) -> None:
         self._owner(extension).commands[command.name] = command

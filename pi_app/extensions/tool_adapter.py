@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
@@ -58,7 +58,7 @@ class ExtensionTool(AgentTool):
         definition: ToolDefinition,
         extension_name: str,
         context: Callable[[], ExtensionContext],
-        prepare_images: Callable[[list[ToolContent]], list[ToolContent]] | None = None,
+        prepare_images: Callable[[list[ToolContent]], Awaitable[list[ToolContent]]] | None = None,
     ) -> None:
         self.definition = definition
         self.extension_name = extension_name
@@ -103,5 +103,5 @@ class ExtensionTool(AgentTool):
         value = await self.definition.execute(tool_call_id, args, signal, on_update, self._context())
         result = to_tool_result(value)
         if self._prepare_images is not None and any(isinstance(c, ImageContent) for c in result.content):
-            result.content = self._prepare_images(list(result.content))
+            result.content = await self._prepare_images(list(result.content))
         return result
