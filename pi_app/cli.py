@@ -15,7 +15,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from pi_app import __version__
-from pi_app.cli_args import HELP_TEXT, CliArgs, CliError, parse_args
+from pi_app.cli_args import CliArgs, CliError, parse_args
+from pi_app.cli_help import HELP_TEXT
 
 if TYPE_CHECKING:
     from pi_app.modes.startup import Launch

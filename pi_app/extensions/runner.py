@@ -20,7 +20,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pi_app.ai.types import ImageContent, TextContent
-from pi_app.cli_args import ToolSelection, tool_selected
 from pi_app.extensions import agent_hooks
 from pi_app.extensions import events as ev
 from pi_app.extensions.api import ExtensionAPI
@@ -45,6 +44,7 @@ from pi_app.extensions.types import (
 from pi_app.extensions.ui_view import EntryDisplay, ExtensionUIView, OwnedUI, PromptSpans, ResettableUI
 from pi_app.session.messages import CustomMessage
 from pi_app.session.session_events import SessionEvent, ThinkingLevelChangedEvent
+from pi_app.tool_selection import ToolSelection, tool_selected
 
 if TYPE_CHECKING:
     from pi_app.agent.tool import ToolContent

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_app.cli_args import CliArgs, CliError, process_file_args
+from pi_app.cli_args import CliArgs, CliError
+from pi_app.cli_files import process_file_args
 
 if TYPE_CHECKING:
     from pi_app.ai.types import ImageContent
@@ -407,7 +408,7 @@ def _apply_tool_selection(
 ) -> None:
     """``--tools``/``-t``/``-xt``/``-nt`` over built-in and extension tools alike (extension tools are
     active by default; an allowlist or ``-nt`` decides for them too)."""
-    from pi_app.cli_args import BUILTIN_TOOLS, resolve_tools
+    from pi_app.tool_selection import BUILTIN_TOOLS, resolve_tools
 
     sel = args.tool_selection
     extra = runner.tool_names()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from pi_app import __version__
-from pi_app.cli_args import HELP_TEXT
+from pi_app.cli_help import HELP_TEXT
 from tests.modes.harness import make_env
 
 

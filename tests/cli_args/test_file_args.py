@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from pi_app.ai.types import ImageContent
-from pi_app.cli_args import CliError, process_file_args, sniff_image_mime
+from pi_app.cli_args import CliError
+from pi_app.cli_files import process_file_args, sniff_image_mime
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 

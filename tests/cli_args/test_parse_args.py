@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from pi_app.cli_args import HELP_TEXT, CliArgs, CliError, parse_args, split_model_pattern
+from pi_app.cli_args import CliArgs, CliError, parse_args, split_model_pattern
+from pi_app.cli_help import HELP_TEXT
 
 
 def test_no_arguments_gives_defaults() -> None:

@@ -3,7 +3,8 @@ Error strings are pi 1.6's, measured by running it."""
 
 import pytest
 
-from pi_app.cli_args import CliError, ToolSelection, parse_args, resolve_tools
+from pi_app.cli_args import CliError, parse_args
+from pi_app.tool_selection import ToolSelection, resolve_tools
 
 ALL = ["read", "bash", "edit", "write", "grep", "find", "ls"]
 

@@ -513,7 +513,7 @@ async def test_command_argument_completion_reaches_the_editor(tmp_path):
 
 
 def test_tool_flags_decide_tools_that_appear_later_as_pi():
-    from pi_app.cli_args import ToolSelection, tool_selected
+    from pi_app.tool_selection import ToolSelection, tool_selected
 
     names = ["mcp__docs__search", "mcp__web__fetch", "read_mcp_resource", "ping"]
 
@@ -528,7 +528,7 @@ def test_tool_flags_decide_tools_that_appear_later_as_pi():
 
 
 async def test_a_tool_registered_after_startup_follows_the_tool_flags(tmp_path, faux):
-    from pi_app.cli_args import ToolSelection
+    from pi_app.tool_selection import ToolSelection
 
     ext = write_ext(
         tmp_path / "exts",
