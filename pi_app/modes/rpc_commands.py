@@ -8,13 +8,13 @@ returning ``None`` sends ``"data": null`` (e.g. ``cycle_model`` with nothing to 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import tempfile
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_app.ai.types import THINKING_LEVELS, ImageContent, Model, dump
+from pi_app.modes.rpc_tree import entry_data, label_timestamps, tree_json_text
 from pi_app.modes.wire import model_json, wire_messages, wire_messages_json
 from pi_app.session.jsontext import RawJson, dumps
 from pi_app.session.results import Cancelled
@@ -94,78 +94,6 @@ def session_state(session: AgentSession) -> dict[str, Any]:
         if state[key] is None:
             del state[key]
     return state
-
-
-def _entry_data(entry: Any) -> Any:
-    return entry.data if hasattr(entry, "data") else dict(entry)
-
-
-def _node_json(node: Any) -> str:
-    """The entry as compact JSON text. An entry still unparsed is parsed for this only, not kept: a
-    50,000-entry tree would otherwise hold every entry twice once the tree had been asked for."""
-    line = getattr(node.entry, "unparsed_line", None)
-    if line is not None:
-        try:
-            data = json.loads(line)
-        except ValueError:
-            data = None
-        if isinstance(data, dict):
-            return dumps(data)  # re-encoded: the file may have been written with other spacing
-    return dumps(_entry_data(node.entry))
-
-
-def tree_json(nodes: list[Any], label_stamps: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    """Session tree as ``[{entry, children: [...], label?, labelTimestamp?}]`` (iterative: trees can be
-    very deep)."""
-    stamps = label_stamps or {}
-    roots: list[dict[str, Any]] = []
-    stack: list[tuple[Any, list[dict[str, Any]]]] = [(n, roots) for n in reversed(nodes)]
-    while stack:
-        node, siblings = stack.pop()
-        item: dict[str, Any] = {"entry": _entry_data(node.entry), "children": []}
-        if node.label:
-            item["label"] = node.label
-            stamp = stamps.get(node.entry["id"])
-            if stamp:
-                item["labelTimestamp"] = stamp
-        siblings.append(item)
-        stack.extend((child, item["children"]) for child in reversed(node.children))
-    return roots
-
-
-def tree_json_text(nodes: list[Any], label_stamps: dict[str, str] | None = None) -> RawJson:
-    """The JSON text of :func:`tree_json`, built without recursion.
-
-    A linear session of N entries is a chain N levels deep; the stdlib encoder recurses per level (and
-    gives up near 1000), the generic iterative fallback is slow, so each entry is encoded on its own and
-    the nesting is written here.
-    """
-    stamps = label_stamps or {}
-    parts: list[str] = ["["]
-    work: list[Any] = ["]"]
-
-    def push_children(children: list[Any]) -> None:
-        for i, child in enumerate(reversed(children)):
-            if i:
-                work.append(",")
-            work.append(child)
-
-    push_children(nodes)
-    while work:
-        item = work.pop()
-        if isinstance(item, str):
-            parts.append(item)
-            continue
-        parts.append('{"entry":' + _node_json(item) + ',"children":[')
-        tail = "]"
-        if item.label:
-            tail += ',"label":' + dumps(item.label)
-            stamp = stamps.get(item.entry["id"])
-            if stamp:
-                tail += ',"labelTimestamp":' + dumps(stamp)
-        work.append(tail + "}")
-        push_children(item.children)
-    return RawJson("".join(parts))
 
 
 # ---------------------------------------------------------------------------------------- handlers
@@ -515,25 +443,8 @@ async def _get_entries(session: AgentSession, cmd: dict[str, Any]) -> Any:
         if at is None:
             raise RpcError(f"Entry {since} not found")
         entries = entries[at + 1 :]
-    body = ",".join(dumps(_entry_data(e)) for e in entries)
+    body = ",".join(dumps(entry_data(e)) for e in entries)
     return {"entries": RawJson(f"[{body}]"), "leafId": manager.leaf_id}
-
-
-def label_timestamps(entries: list[Any]) -> dict[str, str]:
-    """When each current label was set (the timestamp of the label entry that set it)."""
-    out: dict[str, str] = {}
-    for e in entries:
-        kind = e.type if not isinstance(e, dict) else e.get("type")
-        if kind != "label":
-            continue
-        target = e.get("targetId")
-        if not isinstance(target, str):
-            continue
-        if e.get("label"):
-            out[target] = str(e.get("timestamp", ""))
-        else:
-            out.pop(target, None)
-    return out
 
 
 async def _get_tree(session: AgentSession, cmd: dict[str, Any]) -> Any:
