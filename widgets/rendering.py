@@ -16,10 +16,13 @@ from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme as RichTheme
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.theme import Theme
 from textual.timer import Timer
+from textual.visual import RenderOptions, RichVisual
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownBlock, MarkdownFence
@@ -137,6 +140,57 @@ class CachedRender:
             yield from line
 
 
+class CachedVisual(RichVisual):
+    """How a widget draws a :class:`CachedRender`: its height is the number of cached lines, and its strips
+    are built straight from them (``RichVisual`` renders the renderable again through Rich on every height
+    query and every repaint, then re-splits and re-crops every line) and kept until the width, the base
+    style or the lines change. A long frozen message is laid out and painted without touching Rich."""
+
+    def __init__(self, widget: Widget, renderable: CachedRender) -> None:
+        super().__init__(widget, renderable)
+        self.cached = renderable
+        self._key: tuple[object, ...] | None = None
+        self._lines: list[list[Segment]] | None = None
+        self._strips: list[Strip] = []
+
+    def _lines_at(self, width: int) -> list[list[Segment]]:
+        app = self._widget.app
+        options = app.console_options.update_width(width).update(highlight=False)
+        return self.cached.render_lines(app.console, options)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self._lines_at(width))
+
+    def render_strips(
+        self, width: int, height: int | None, style: VisualStyle, options: RenderOptions
+    ) -> list[Strip]:
+        lines = self._lines_at(width)
+        widget = self._widget
+        base = style.rich_style
+        link_style = widget.link_style if widget.auto_links else None
+        key = (width, height, base, link_style)
+        if key == self._key and lines is self._lines:
+            return self._strips
+        # What RichVisual does (the widget's base style under each segment, the link style over clickable
+        # ones, lines cropped to the width), minus Rich's re-render and re-split of every line.
+        strips: list[Strip] = []
+        for line in lines if height is None else lines[:height]:
+            segments: list[Segment] = []
+            for text, seg_style, control in line:
+                if text == "\n" and not control:
+                    continue
+                if base:
+                    seg_style, control = (base + seg_style if seg_style else base), None
+                if link_style and seg_style is not None and seg_style._meta is not None:
+                    if "@click" in seg_style.meta:
+                        seg_style = seg_style + link_style
+                segments.append(Segment(text, seg_style, control))
+            strip = Strip(segments)
+            strips.append(strip.crop(0, width) if strip.cell_length > width else strip)
+        self._key, self._lines, self._strips = key, lines, strips
+        return strips
+
+
 async def prerender_off_loop(renderable: CachedRender, options: ConsoleOptions) -> None:
     """Render ``renderable`` at ``options.max_width`` in a worker thread, so a long message freezes
     without stalling keys and frames. A private Console per call: Rich's theme stack is shared between
@@ -244,9 +298,22 @@ class SelectableLines:
     its wrapped, padded rendering. Lines stay cached: offsets are memoised per strip by Textual, and
     only lines inside a selection are re-styled."""
 
+    _cached_visual: CachedVisual | None = None
+
     def selection_source(self) -> str | None:
         """Text to copy when the whole widget is selected (None: the drawn text)."""
         return None
+
+    def render(self) -> Any:
+        """A :class:`CachedRender` is drawn through one :class:`CachedVisual` for as long as it is the
+        content (Textual drops its own visual on every layout)."""
+        content = getattr(self, "content", None)
+        if not isinstance(content, CachedRender):
+            return super().render()  # type: ignore[misc]
+        visual = self._cached_visual
+        if visual is None or visual.cached is not content:
+            visual = self._cached_visual = CachedVisual(self, content)  # type: ignore[arg-type]
+        return visual
 
     def _rich_content(self) -> bool:
         return not isinstance(self._render(), Content)  # type: ignore[attr-defined]

@@ -1,0 +1,89 @@
+"""A pre-rendered Markdown renderable is drawn through CachedVisual: the same strips as Textual's RichVisual,
+and not rebuilt while nothing about it changes."""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from textual.containers import VerticalScroll
+from textual.visual import RichVisual, Visual
+
+from tests.widgets.harness import PiTestApp
+from widgets import rendering
+from widgets.rendering import CachedVisual, SelectableStatic, ThemedMarkdown
+
+MARKDOWN = (
+    "# Title\n\nSome **bold** and *italic* text with `code` and a [link](http://example.com/a/long/path) "
+    "in a paragraph long enough to wrap across several lines of the widget, and then a few more words.\n\n"
+    "```python\ndef greet(name):\n    return f'hello {name}'  # a comment that runs past the width "
+    + "x"
+    * 90
+    + "\n```\n\n"
+    "- one\n- two with `code`\n\n> a quote\n\n1. first\n2. second\n"
+)
+
+
+def _segments(strips: list) -> list[list[Segment]]:
+    return [list(strip) for strip in strips]
+
+
+async def test_cached_visual_draws_what_rich_visual_draws() -> None:
+    widget = SelectableStatic("")
+    app = PiTestApp([VerticalScroll(widget)])
+    async with app.run_test(size=(80, 30)) as pilot:
+        renderable = ThemedMarkdown(MARKDOWN, lambda: app.theme_variables)
+        widget.update(renderable)
+        await pilot.pause()
+        visual = widget.render()
+        assert isinstance(visual, CachedVisual)
+        width = widget.content_size.width
+        rich = RichVisual(widget, renderable)
+        assert visual.get_height(widget.styles, width) == rich.get_height(widget.styles, width)
+        for height in (None, 5):
+            ours = Visual.to_strips(widget, visual, width, height, widget.visual_style)
+            theirs = Visual.to_strips(widget, rich, width, height, widget.visual_style)
+            assert _segments(ours) == _segments(theirs)
+            assert [s.cell_length for s in ours] == [s.cell_length for s in theirs]
+
+
+async def test_cached_visual_reuses_its_strips_until_the_width_changes(monkeypatch) -> None:
+    built: list[int] = []
+    original = CachedVisual.render_strips
+
+    def spy(self: CachedVisual, width: int, *args: object, **kwargs: object) -> list:
+        strips = original(self, width, *args, **kwargs)  # type: ignore[arg-type]
+        built.append(id(strips))
+        return strips
+
+    monkeypatch.setattr(CachedVisual, "render_strips", spy)
+    widget = SelectableStatic("")
+    app = PiTestApp([VerticalScroll(widget)])
+    async with app.run_test(size=(80, 30)) as pilot:
+        widget.update(ThemedMarkdown(MARKDOWN, lambda: app.theme_variables))
+        await pilot.pause()
+        assert built
+        widget.refresh()  # a repaint: same strips
+        await pilot.pause()
+        assert len(set(built)) == 1
+        await pilot.resize_terminal(60, 30)  # another width: drawn again
+        await pilot.pause()
+        assert len(set(built)) == 2
+
+
+async def test_a_theme_switch_redraws_the_cached_visual() -> None:
+    widget = SelectableStatic("")
+    app = PiTestApp([VerticalScroll(widget)])
+    async with app.run_test(size=(80, 30)) as pilot:
+        widget.update(ThemedMarkdown(MARKDOWN, lambda: app.theme_variables))
+        await pilot.pause()
+        before = _segments(widget.render().render_strips(70, None, widget.visual_style, _options(widget)))
+        app.theme = "light"
+        await pilot.pause()
+        after = _segments(widget.render().render_strips(70, None, widget.visual_style, _options(widget)))
+        assert before != after
+        assert rendering.variables_version(app.theme_variables) >= 2
+
+
+def _options(widget: SelectableStatic):
+    from textual.visual import RenderOptions
+
+    return RenderOptions(widget._get_style, widget.styles)
