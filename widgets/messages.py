@@ -29,7 +29,8 @@ from widgets.rendering import (
 )
 
 BlockKind = Literal["text", "thinking"]
-SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part
+SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part, however short
+FREEZE_CHARS = 300  # finished blocks at least this long leave the live block at once
 PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
 
 
@@ -141,7 +142,6 @@ class AssistantMessageView(Vertical):
         self._stream: LiveMarkdownStream | None = None
         self._frozen: Static | None = None
         self._live_text = ""  # what the live Markdown holds (the block's text after the last split)
-        self._next_split = SEGMENT_CHARS
         # (markdown, "assistant" | "assistant-thinking", streaming) -> what to draw: extensions' display-only
         # hook, applied to the finished form (the stored message and what copying takes are unchanged)
         self.markdown_transform: Callable[[str, str, bool], str] | None = None
@@ -165,46 +165,59 @@ class AssistantMessageView(Vertical):
             await self._start_block(kind)
             self.blocks.append((kind, ""))
         self.blocks[-1] = (kind, self.blocks[-1][1] + delta)
-        if self._stream is not None:
-            await self._stream.write(delta)
-            self._live_text += delta
-            if len(self._live_text) >= self._next_split:
-                await self._split_live(kind)
-
-    async def _split_live(self, kind: BlockKind) -> None:
-        """Freeze the finished top-level blocks of a long live block into one cached Static and keep
-        streaming the rest into a fresh, small Markdown: layout walks every live block widget each
-        frame, so an unbounded live Markdown makes every frame slower as the answer grows."""
-        cut = markdown_split_point(self._live_text)
-        if cut <= 0 or not isinstance(self._live, Markdown):
-            self._next_split = len(self._live_text) + SEGMENT_CHARS // 4
+        if self._stream is None:
             return
-        head, rest = self._live_text[:cut], self._live_text[cut:]
-        await self._stop_stream(discard=True)
+        text = self._live_text + delta
+        cut = markdown_split_point(text) if "\n" in delta else 0
+        if cut >= FREEZE_CHARS or (cut > 0 and len(text) >= SEGMENT_CHARS):
+            await self._freeze(kind, text, cut)
+        else:
+            await self._stream.write(delta)
+            self._live_text = text
+
+    async def _freeze(self, kind: BlockKind, text: str, cut: int) -> None:
+        """Draw the finished top-level blocks of the live text (``text[:cut]``) as one cached Static and
+        stream the rest into a fresh Markdown. Finished blocks never go through the live Markdown again:
+        it builds a widget per block and lays them all out every frame, many times the cost of rendering
+        the same text once with Rich, so it only ever holds the block still being written."""
+        head, rest = text[:cut], text[cut:]
         thinking = kind == "thinking"
-        segment = SelectableStatic(
-            ThemedMarkdown(
-                head.strip(),
-                _variables_of(self),
-                style="pi-thinking-text" if thinking else "",
-                italic=thinking,
-            ),
-            classes="-segment",
-            source=head.strip(),
+        renderable = ThemedMarkdown(
+            head.strip(),
+            _variables_of(self),
+            style="pi-thinking-text" if thinking else "",
+            italic=thinking,
         )
         old = self._live
-        live = PiMarkdown(rest, classes="-thinking" if thinking else "")
-        await self.mount_all([segment, live], before=old)
-        await old.remove()
+        width = self._entry_content_width()
+        if width > 0:
+            # Rendered before it is mounted, at the width it will get, so layout finds the lines ready. A
+            # large head (a burst) renders in a thread while the live block keeps showing what it had.
+            options = self.app.console_options.update_width(width).update(highlight=False)
+            if len(head) < PRERENDER_CHARS:
+                renderable.prerender(self.app.console, options)
+            else:
+                await prerender_off_loop(renderable, options)
+                if self.finalized or not self.is_attached or self._live is not old:
+                    return
+        await self._stop_stream(discard=True)
+        segment = SelectableStatic(renderable, classes="-segment", source=head.strip())
+        live = PiMarkdown("", classes="-thinking" if thinking else "")
+        if old is not None:
+            await self.mount_all([segment, live], before=old)
+            await old.remove()
+        else:
+            await self.mount_all([segment, live])
         self._live = live
         self._stream = LiveMarkdownStream(live)
         self._live_text = rest
-        self._next_split = SEGMENT_CHARS
+        if rest:
+            await self._stream.write(rest)  # streamed from empty: a Markdown given text up front and
+            # appended to afterwards can lose an open fence's context
 
     async def _start_block(self, kind: BlockKind) -> None:
         await self._stop_stream()
         self._live_text = ""
-        self._next_split = SEGMENT_CHARS
         if kind == "thinking" and self.hide_thinking:
             # Never stream into a block the user cannot see.
             self._live = Static("Thinking...", classes="-thinking-label")
@@ -247,6 +260,12 @@ class AssistantMessageView(Vertical):
         at, with the log's scrollbar column reserved (0: short message or unknown width)."""
         if sum(len(t) for _, t in self.blocks) < PRERENDER_CHARS:
             return 0
+        return self._entry_content_width()
+
+    def _entry_content_width(self) -> int:
+        """The width this message's content is laid out at once the log's scrollbar column is reserved
+        (for a long answer, which overflows the log anyway: reserving it now means what is rendered at
+        this width is not rendered again when the scrollbar appears). 0: unknown."""
         chat = self.parent
         reserve = getattr(chat, "reserve_gutter", None)
         entry_width = getattr(chat, "entry_width", None)
