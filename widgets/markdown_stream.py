@@ -3,14 +3,67 @@
 Textual's public ``MarkdownStream`` (``textual.widgets.markdown``) always parses its pending fragments when it
 stops; a live block that is about to be replaced by its frozen form only loses time doing that. This is the
 same coalescing writer over the public ``Markdown.append``, plus ``stop(discard=True)``.
+
+:func:`block_split_point` finds where a streamed answer can be frozen in pieces that draw what the whole
+answer draws.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from textual.widgets import Markdown
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+# A link reference definition (or footnote) makes inline text anywhere depend on text elsewhere.
+_REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
+# Blocks Rich draws without the blank line it puts after every other top-level block (or draws as nothing).
+_NO_BLANK_AFTER = frozenset({"hr", "html_block"})
+
+
+@lru_cache(maxsize=1)
+def _rich_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt().enable("strikethrough").enable("table")  # the parser rich.markdown uses
+
+
+def has_references(text: str) -> bool:
+    """A link reference definition (or footnote): inline text anywhere may depend on text elsewhere."""
+    return _REFERENCE.search(text) is not None
+
+
+def block_split_point(text: str) -> int:
+    """Offset of the line where the last top-level block of ``text`` starts, as Rich's parser reads it (the
+    blocks before it are finished: later text cannot change them), when Rich draws ``text`` exactly as it
+    draws ``text[:offset]`` and ``text[offset:]`` (each stripped) one under the other with a blank line
+    between: it renders every top-level block on its own, with a blank line after each but the kinds in
+    ``_NO_BLANK_AFTER``. A reference definition can still tie text across the cut (:func:`has_references`).
+    0: no such line."""
+    starts: list[tuple[int, str]] = []  # (first line of a top-level block, type of the block before it)
+    previous = ""
+    for token in _rich_parser().parse(text):
+        if token.level == 0 and token.nesting >= 0 and token.map is not None:
+            starts.append((token.map[0], previous))
+            previous = token.type
+    for line, before in reversed(starts[1:]):
+        if before not in _NO_BLANK_AFTER:
+            offset = _line_offset(text, line)
+            return offset if text[:offset].strip() else 0
+    return 0
+
+
+def _line_offset(text: str, line: int) -> int:
+    offset = 0
+    for _ in range(line):
+        offset = text.index("\n", offset) + 1
+    return offset
 
 
 class LiveMarkdownStream:

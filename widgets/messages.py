@@ -16,8 +16,10 @@ from textual.widgets import Markdown, Static
 
 from pi_app.ai.text import text_of
 from pi_app.ai.types import AssistantMessage, UserMessage
-from widgets.markdown_stream import LiveMarkdownStream
+from widgets.markdown_stream import LiveMarkdownStream, block_split_point, has_references
 from widgets.rendering import (
+    CachedRender,
+    JoinedMarkdown,
     PiMarkdown,
     SelectableLines,
     SelectableStatic,
@@ -142,6 +144,8 @@ class AssistantMessageView(Vertical):
         self._stream: LiveMarkdownStream | None = None
         self._frozen: Static | None = None
         self._live_text = ""  # what the live Markdown holds (the block's text after the last split)
+        # block index -> (kind, [(source, renderable)]): the frozen segments that block was streamed as
+        self._pieces: dict[int, tuple[BlockKind, list[tuple[str, ThemedMarkdown]]]] = {}
         # (markdown, "assistant" | "assistant-thinking", streaming) -> what to draw: extensions' display-only
         # hook, applied to the finished form (the stored message and what copying takes are unchanged)
         self.markdown_transform: Callable[[str, str, bool], str] | None = None
@@ -168,12 +172,19 @@ class AssistantMessageView(Vertical):
         if self._stream is None:
             return
         text = self._live_text + delta
-        cut = markdown_split_point(text) if "\n" in delta else 0
-        if cut >= FREEZE_CHARS or (cut > 0 and len(text) >= SEGMENT_CHARS):
-            await self._freeze(kind, text, cut)
-        else:
-            await self._stream.write(delta)
-            self._live_text = text
+        if "\n" in delta and self._should_freeze(text, markdown_split_point(text)):
+            # The line scan is cheap and says whether finished blocks are likely; the parse says where.
+            lead = 0 if self._pieces.get(len(self.blocks) - 1) else len(text) - len(text.lstrip())
+            cut = block_split_point(text[lead:])
+            if cut and self._should_freeze(text, lead + cut):
+                await self._freeze(kind, text, lead + cut)
+                return
+        await self._stream.write(delta)
+        self._live_text = text
+
+    @staticmethod
+    def _should_freeze(text: str, cut: int) -> bool:
+        return cut >= FREEZE_CHARS or (cut > 0 and len(text) >= SEGMENT_CHARS)
 
     async def _freeze(self, kind: BlockKind, text: str, cut: int) -> None:
         """Draw the finished top-level blocks of the live text (``text[:cut]``) as one cached Static and
@@ -181,9 +192,11 @@ class AssistantMessageView(Vertical):
         it builds a widget per block and lays them all out every frame, many times the cost of rendering
         the same text once with Rich, so it only ever holds the block still being written."""
         head, rest = text[:cut], text[cut:]
+        # The block is drawn stripped when frozen whole; a later piece keeps its first line's indent.
+        shown = head.rstrip() if self._pieces.get(len(self.blocks) - 1) else head.strip()
         thinking = kind == "thinking"
         renderable = ThemedMarkdown(
-            head.strip(),
+            shown,
             _variables_of(self),
             style="pi-thinking-text" if thinking else "",
             italic=thinking,
@@ -201,7 +214,8 @@ class AssistantMessageView(Vertical):
                 if self.finalized or not self.is_attached or self._live is not old:
                     return
         await self._stop_stream(discard=True)
-        segment = SelectableStatic(renderable, classes="-segment", source=head.strip())
+        self._pieces.setdefault(len(self.blocks) - 1, (kind, []))[1].append((head, renderable))
+        segment = SelectableStatic(renderable, classes="-segment", source=shown)
         live = PiMarkdown("", classes="-thinking" if thinking else "")
         if old is not None:
             await self.mount_all([segment, live], before=old)
@@ -245,11 +259,14 @@ class AssistantMessageView(Vertical):
         renderable = self._frozen_renderable()
         width = self._long_message_width()
         if width > 0:
-            # The live blocks stay on screen while the frozen form renders in a thread.
             options = self.app.console_options.update_width(width).update(highlight=False)
-            await prerender_off_loop(renderable, options)
-            if not self.is_attached:
-                return
+            if renderable.pending(width) < PRERENDER_CHARS:
+                renderable.prerender(self.app.console, options)  # what was streamed is drawn already
+            else:
+                # The live blocks stay on screen while the frozen form renders in a thread.
+                await prerender_off_loop(renderable, options)
+                if not self.is_attached:
+                    return
         await self.remove_children()
         self._live = None
         self._frozen = SelectableStatic(renderable, classes="-frozen", source=self.frozen_markup)
@@ -336,24 +353,38 @@ class AssistantMessageView(Vertical):
             parts.append(notice)
         return "\n\n".join(parts)
 
-    def _frozen_renderable(self) -> Any:
+    def _frozen_renderable(self) -> Stacked:
         variables = _variables_of(self)
         items: list[Any] = []
-        for kind, text in self.blocks:
+        for index, (kind, text) in enumerate(self.blocks):
             if not text.strip():
                 continue
-            if kind == "thinking":
-                if self.hide_thinking:
-                    items.append(ThemedText("Thinking...", variables, "pi-thinking-text", "italic"))
-                else:
-                    shown = self._shown(text.strip(), "assistant-thinking")
-                    items.append(ThemedMarkdown(shown, variables, style="pi-thinking-text", italic=True))
+            if kind == "thinking" and self.hide_thinking:
+                items.append(ThemedText("Thinking...", variables, "pi-thinking-text", "italic"))
             else:
-                items.append(ThemedMarkdown(self._shown(text.strip(), "assistant"), variables))
+                items.append(self._block_markdown(index, kind, text))
         notice = self.notice_text()
         if notice:
             items.append(ThemedText(notice, variables, "pi-error"))
         return Stacked(items, variables)
+
+    def _block_markdown(self, index: int, kind: BlockKind, text: str) -> CachedRender:
+        """A block's frozen Markdown. A streamed block is drawn from the segments it was frozen in (already
+        rendered) and its rest, when that draws what rendering the whole block does."""
+        variables = _variables_of(self)
+        thinking = kind == "thinking"
+        style, italic = ("pi-thinking-text", True) if thinking else ("", False)
+        kind_streamed, pieces = self._pieces.get(index, (kind, []))
+        if pieces and kind_streamed == kind and self.markdown_transform is None:
+            source = "".join(head for head, _ in pieces)
+            if text.startswith(source) and not has_references(text):
+                parts: list[CachedRender] = [renderable for _, renderable in pieces]
+                rest = text[len(source) :].rstrip()
+                if rest:
+                    parts.append(ThemedMarkdown(rest, variables, style=style, italic=italic))
+                return JoinedMarkdown(parts, variables)
+        shown = self._shown(text.strip(), "assistant-thinking" if thinking else "assistant")
+        return ThemedMarkdown(shown, variables, style=style, italic=italic)
 
     def _shown(self, markdown: str, kind: str) -> str:
         return self.markdown_transform(markdown, kind, False) if self.markdown_transform else markdown

@@ -101,6 +101,16 @@ class CachedRender:
     def build(self, variables: Mapping[str, str]) -> Any:
         raise NotImplementedError
 
+    def size(self) -> int:
+        """Characters of source: what rendering this costs, roughly."""
+        return 0
+
+    def pending(self, width: int) -> int:
+        """Characters still to render for ``width`` (0: the lines are cached for the current colours)."""
+        if width in self._cache and self._cache_version == variables_version(self._get_variables()):
+            return 0
+        return self.size()
+
     def theme(self, variables: Mapping[str, str]) -> RichTheme | None:
         return None
 
@@ -141,17 +151,18 @@ class CachedRender:
 
 
 class CachedVisual(RichVisual):
-    """How a widget draws a :class:`CachedRender`: its height is the number of cached lines, and its strips
-    are built straight from them (``RichVisual`` renders the renderable again through Rich on every height
-    query and every repaint, then re-splits and re-crops every line) and kept until the width, the base
-    style or the lines change. A long frozen message is laid out and painted without touching Rich."""
+    """How a widget draws a :class:`CachedRender`: its height is the number of cached lines, and its lines
+    are built straight from them, one at a time as they are painted (:meth:`line`; ``RichVisual`` renders
+    the renderable again through Rich on every height query and every repaint, then re-splits and re-crops
+    every line of it, on screen or not). A long frozen message is laid out and painted without touching
+    Rich, and only its visible lines are ever built."""
 
     def __init__(self, widget: Widget, renderable: CachedRender) -> None:
         super().__init__(widget, renderable)
         self.cached = renderable
         self._key: tuple[object, ...] | None = None
         self._lines: list[list[Segment]] | None = None
-        self._strips: list[Strip] = []
+        self._built: dict[int, Strip] = {}
 
     def _lines_at(self, width: int) -> list[list[Segment]]:
         app = self._widget.app
@@ -161,34 +172,44 @@ class CachedVisual(RichVisual):
     def get_height(self, rules: RulesMap, width: int) -> int:
         return len(self._lines_at(width))
 
+    def line(self, y: int, width: int, style: VisualStyle) -> Strip | None:
+        """Line ``y`` as ``render_strips`` draws it (None: past the last line), built once."""
+        lines = self._lines_at(width)
+        widget = self._widget
+        link_style = widget.link_style if widget.auto_links else None
+        key = (width, style.rich_style, link_style)
+        if key != self._key or lines is not self._lines:
+            self._key, self._lines, self._built = key, lines, {}
+        strip = self._built.get(y)
+        if strip is None:
+            if not 0 <= y < len(lines):
+                return None
+            strip = self._built[y] = _strip(lines[y], width, style.rich_style, link_style)
+        return strip
+
     def render_strips(
         self, width: int, height: int | None, style: VisualStyle, options: RenderOptions
     ) -> list[Strip]:
-        lines = self._lines_at(width)
-        widget = self._widget
-        base = style.rich_style
-        link_style = widget.link_style if widget.auto_links else None
-        key = (width, height, base, link_style)
-        if key == self._key and lines is self._lines:
-            return self._strips
-        # What RichVisual does (the widget's base style under each segment, the link style over clickable
-        # ones, lines cropped to the width), minus Rich's re-render and re-split of every line.
-        strips: list[Strip] = []
-        for line in lines if height is None else lines[:height]:
-            segments: list[Segment] = []
-            for text, seg_style, control in line:
-                if text == "\n" and not control:
-                    continue
-                if base:
-                    seg_style, control = (base + seg_style if seg_style else base), None
-                if link_style and seg_style is not None and seg_style._meta is not None:
-                    if "@click" in seg_style.meta:
-                        seg_style = seg_style + link_style
-                segments.append(Segment(text, seg_style, control))
-            strip = Strip(segments)
-            strips.append(strip.crop(0, width) if strip.cell_length > width else strip)
-        self._key, self._lines, self._strips = key, lines, strips
-        return strips
+        count = len(self._lines_at(width))
+        count = count if height is None else min(height, count)
+        return [line for y in range(count) if (line := self.line(y, width, style)) is not None]
+
+
+def _strip(line: list[Segment], width: int, base: Style | None, link_style: Style | None) -> Strip:
+    """What RichVisual draws for one rendered line: the widget's base style under each segment, the link
+    style over clickable ones, cropped to the width (minus Rich's re-render and re-split of the line)."""
+    segments: list[Segment] = []
+    for text, seg_style, control in line:
+        if text == "\n" and not control:
+            continue
+        if base:
+            seg_style, control = (base + seg_style if seg_style else base), None
+        if link_style and seg_style is not None and seg_style._meta is not None:
+            if "@click" in seg_style.meta:
+                seg_style = seg_style + link_style
+        segments.append(Segment(text, seg_style, control))
+    strip = Strip(segments)
+    return strip.crop(0, width) if strip.cell_length > width else strip
 
 
 async def prerender_off_loop(renderable: CachedRender, options: ConsoleOptions) -> None:
@@ -214,6 +235,9 @@ class ThemedMarkdown(CachedRender):
         self._style = style
         self._italic = italic
 
+    def size(self) -> int:
+        return len(self.markup)
+
     def build(self, variables: Mapping[str, str]) -> Any:
         style = Style(italic=True) if self._italic else Style()
         if self._style:
@@ -237,6 +261,9 @@ class ThemedText(CachedRender):
         self._var = var
         self._extra = extra
 
+    def size(self) -> int:
+        return len(self.text)
+
     def build(self, variables: Mapping[str, str]) -> Any:
         return Text(self.text, style=_style(variables, self._var, self._extra))
 
@@ -247,6 +274,12 @@ class Stacked(CachedRender):
     def __init__(self, parts: list[Any], get_variables: Callable[[], Mapping[str, str]]) -> None:
         super().__init__(get_variables)
         self.parts = parts
+
+    def size(self) -> int:
+        return sum(p.size() for p in self.parts if isinstance(p, CachedRender))
+
+    def pending(self, width: int) -> int:
+        return sum(p.pending(width) for p in self.parts if isinstance(p, CachedRender))
 
     def render_lines(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
         if len(self.parts) == 1 and isinstance(self.parts[0], CachedRender):
@@ -260,6 +293,33 @@ class Stacked(CachedRender):
                 items.append(Text(""))
             items.append(part)
         return Group(*items)
+
+
+class JoinedMarkdown(CachedRender):
+    """Markdown rendered in pieces, cut between top-level blocks, drawn one under another with a blank line
+    between them: what a streamed answer's frozen segments already hold. Rich renders every top-level
+    block on its own, so for cuts that :func:`widgets.markdown_stream.block_split_point` makes this draws
+    exactly what rendering the whole text at once draws, without rendering it again."""
+
+    def __init__(self, parts: list[CachedRender], get_variables: Callable[[], Mapping[str, str]]) -> None:
+        super().__init__(get_variables)
+        self.parts = parts
+
+    def size(self) -> int:
+        return sum(p.size() for p in self.parts)
+
+    def pending(self, width: int) -> int:
+        return sum(p.pending(width) for p in self.parts)
+
+    def _render(
+        self, console: Console, options: ConsoleOptions, variables: Mapping[str, str]
+    ) -> list[list[Segment]]:
+        lines: list[list[Segment]] = []
+        for index, part in enumerate(self.parts):
+            if index:
+                lines.append([Segment.line()])
+            lines.extend(part.render_lines(console, options))
+        return lines
 
 
 def highlight_span(strip: Strip, start: int, end: int, style: Style) -> Strip:
@@ -319,7 +379,15 @@ class SelectableLines:
         return not isinstance(self._render(), Content)  # type: ignore[attr-defined]
 
     def render_line(self, y: int) -> Strip:
-        strip: Strip = super().render_line(y)  # type: ignore[misc]
+        visual = self._render()  # type: ignore[attr-defined]
+        if isinstance(visual, CachedVisual) and self.styles.content_align == ("left", "top"):  # type: ignore[attr-defined]
+            # Only the lines painted are built (Widget.render_line would build every line of the widget).
+            size = self.size  # type: ignore[attr-defined]
+            style = self.visual_style  # type: ignore[attr-defined]
+            line = visual.line(y, size.width, style)
+            strip = Strip.blank(size.width, style.rich_style) if line is None else line
+        else:
+            strip = super().render_line(y)  # type: ignore[misc]
         if not self._rich_content():
             return strip  # Content already carries offsets and draws its selection
         selection: Selection | None = self.text_selection  # type: ignore[attr-defined]

@@ -3,6 +3,8 @@ and not rebuilt while nothing about it changes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.segment import Segment
 from textual.containers import VerticalScroll
 from textual.visual import RichVisual, Visual
@@ -45,28 +47,35 @@ async def test_cached_visual_draws_what_rich_visual_draws() -> None:
             assert [s.cell_length for s in ours] == [s.cell_length for s in theirs]
 
 
-async def test_cached_visual_reuses_its_strips_until_the_width_changes(monkeypatch) -> None:
+async def test_painted_lines_are_rich_visual_lines_and_built_once_per_width(monkeypatch) -> None:
     built: list[int] = []
-    original = CachedVisual.render_strips
+    original = rendering._strip
 
-    def spy(self: CachedVisual, width: int, *args: object, **kwargs: object) -> list:
-        strips = original(self, width, *args, **kwargs)  # type: ignore[arg-type]
-        built.append(id(strips))
-        return strips
+    def spy(line: list[Segment], *args: Any) -> Any:
+        built.append(1)
+        return original(line, *args)
 
-    monkeypatch.setattr(CachedVisual, "render_strips", spy)
+    monkeypatch.setattr(rendering, "_strip", spy)
     widget = SelectableStatic("")
     app = PiTestApp([VerticalScroll(widget)])
     async with app.run_test(size=(80, 30)) as pilot:
-        widget.update(ThemedMarkdown(MARKDOWN, lambda: app.theme_variables))
+        renderable = ThemedMarkdown(MARKDOWN, lambda: app.theme_variables)
+        widget.update(renderable)
         await pilot.pause()
-        assert built
-        widget.refresh()  # a repaint: same strips
+        height = widget.size.height
+        assert 0 < len(built) <= height
+        rich = Visual.to_strips(
+            widget, RichVisual(widget, renderable), widget.size.width, None, widget.visual_style
+        )
+        for y in range(height):  # what Textual's own path would draw, line by line
+            assert list(widget.render_line(y)) == list(rich[y].apply_offsets(0, y))
+        painted = len(built)
+        widget.refresh()  # a repaint builds nothing again
         await pilot.pause()
-        assert len(set(built)) == 1
+        assert len(built) == painted == height
         await pilot.resize_terminal(60, 30)  # another width: drawn again
         await pilot.pause()
-        assert len(set(built)) == 2
+        assert len(built) > painted
 
 
 async def test_a_theme_switch_redraws_the_cached_visual() -> None:
