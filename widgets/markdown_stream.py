@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
 # Blocks Rich draws without the blank line it puts after every other top-level block (or draws as nothing).
 _NO_BLANK_AFTER = frozenset({"hr", "html_block"})
+# Top-level blocks that hold no other blocks (their opening token's type).
+_LEAF_BLOCKS = frozenset({"paragraph_open", "heading_open", "fence", "code_block", "hr", "html_block"})
 
 
 @lru_cache(maxsize=1)
@@ -39,24 +41,42 @@ def has_references(text: str) -> bool:
     return _REFERENCE.search(text) is not None
 
 
-def block_split_point(text: str) -> int:
-    """Offset of the line where the last top-level block of ``text`` starts, as Rich's parser reads it (the
-    blocks before it are finished: later text cannot change them), when Rich draws ``text`` exactly as it
-    draws ``text[:offset]`` and ``text[offset:]`` (each stripped) one under the other with a blank line
-    between: it renders every top-level block on its own, with a blank line after each but the kinds in
-    ``_NO_BLANK_AFTER``. A reference definition can still tie text across the cut (:func:`has_references`).
-    0: no such line."""
-    starts: list[tuple[int, str]] = []  # (first line of a top-level block, type of the block before it)
-    previous = ""
-    for token in _rich_parser().parse(text):
-        if token.level == 0 and token.nesting >= 0 and token.map is not None:
-            starts.append((token.map[0], previous))
-            previous = token.type
-    for line, before in reversed(starts[1:]):
-        if before not in _NO_BLANK_AFTER:
-            offset = _line_offset(text, line)
-            return offset if text[:offset].strip() else 0
-    return 0
+def block_split_point(text: str) -> tuple[int, bool]:
+    """Where the last top-level block of ``text`` starts, as Rich's parser reads it (the blocks before it
+    are finished: later text cannot change them), and whether the first block of ``text`` is a leaf (see
+    :func:`starts_with_leaf`; final once a cut is found, the first block being finished then).
+    0: nowhere to cut.
+
+    Rich renders every top-level block on its own; before one it draws a blank line when the element
+    closed last asked for one: for a leaf, the block before it (every kind but a rule does); for a list,
+    quote or table, its own last child. So Rich draws ``text`` exactly as it draws ``text[:offset]`` and
+    then ``text[offset:]`` (each stripped), with a blank line between them when the block at the cut is a
+    leaf (see :class:`widgets.rendering.JoinedMarkdown`), as long as the block before the cut is not one
+    ``_NO_BLANK_AFTER`` names and no reference definition ties text across the cut (:func:`has_references`).
+
+    Only whole lines count: a line still being written may read as another kind of block ("3" ends a list
+    that "3. three" continues)."""
+    starts = _block_starts(text[: text.rfind("\n") + 1])
+    for index in range(len(starts) - 1, 0, -1):
+        if starts[index - 1][1] not in _NO_BLANK_AFTER:
+            offset = _line_offset(text, starts[index][0])
+            return (offset, starts[0][1] in _LEAF_BLOCKS) if text[:offset].strip() else (0, False)
+    return 0, False
+
+
+def starts_with_leaf(text: str) -> bool:
+    """Whether the first top-level block of ``text`` holds no other blocks (not a list, quote or table)."""
+    starts = _block_starts(text)
+    return bool(starts) and starts[0][1] in _LEAF_BLOCKS
+
+
+def _block_starts(text: str) -> list[tuple[int, str]]:
+    """(first line, type) of each top-level block of ``text`` as Rich's parser reads it."""
+    return [
+        (token.map[0], token.type)
+        for token in _rich_parser().parse(text)
+        if token.level == 0 and token.nesting >= 0 and token.map is not None
+    ]
 
 
 def _line_offset(text: str, line: int) -> int:

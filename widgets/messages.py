@@ -8,6 +8,7 @@ renderable, so long sessions stay cheap.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from textual.app import ComposeResult
@@ -16,7 +17,7 @@ from textual.widgets import Markdown, Static
 
 from pi_app.ai.text import text_of
 from pi_app.ai.types import AssistantMessage, UserMessage
-from widgets.markdown_stream import LiveMarkdownStream, block_split_point, has_references
+from widgets.markdown_stream import LiveMarkdownStream, block_split_point, has_references, starts_with_leaf
 from widgets.rendering import (
     CachedRender,
     JoinedMarkdown,
@@ -34,6 +35,15 @@ BlockKind = Literal["text", "thinking"]
 SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part, however short
 FREEZE_CHARS = 300  # finished blocks at least this long leave the live block at once
 PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
+
+
+@dataclass
+class _Streamed:
+    """The frozen segments a block was streamed as: (source, renderable, blank line before it) each (see
+    JoinedMarkdown)."""
+
+    kind: BlockKind
+    pieces: list[tuple[str, ThemedMarkdown, bool]] = field(default_factory=list)
 
 
 def markdown_split_point(text: str) -> int:
@@ -144,8 +154,7 @@ class AssistantMessageView(Vertical):
         self._stream: LiveMarkdownStream | None = None
         self._frozen: Static | None = None
         self._live_text = ""  # what the live Markdown holds (the block's text after the last split)
-        # block index -> (kind, [(source, renderable)]): the frozen segments that block was streamed as
-        self._pieces: dict[int, tuple[BlockKind, list[tuple[str, ThemedMarkdown]]]] = {}
+        self._streamed: dict[int, _Streamed] = {}  # block index -> the frozen segments it was streamed as
         # (markdown, "assistant" | "assistant-thinking", streaming) -> what to draw: extensions' display-only
         # hook, applied to the finished form (the stored message and what copying takes are unchanged)
         self.markdown_transform: Callable[[str, str, bool], str] | None = None
@@ -174,10 +183,10 @@ class AssistantMessageView(Vertical):
         text = self._live_text + delta
         if "\n" in delta and self._should_freeze(text, markdown_split_point(text)):
             # The line scan is cheap and says whether finished blocks are likely; the parse says where.
-            lead = 0 if self._pieces.get(len(self.blocks) - 1) else len(text) - len(text.lstrip())
-            cut = block_split_point(text[lead:])
+            lead = 0 if len(self.blocks) - 1 in self._streamed else len(text) - len(text.lstrip())
+            cut, leaf = block_split_point(text[lead:])
             if cut and self._should_freeze(text, lead + cut):
-                await self._freeze(kind, text, lead + cut)
+                await self._freeze(kind, text, lead + cut, leaf)
                 return
         await self._stream.write(delta)
         self._live_text = text
@@ -186,14 +195,14 @@ class AssistantMessageView(Vertical):
     def _should_freeze(text: str, cut: int) -> bool:
         return cut >= FREEZE_CHARS or (cut > 0 and len(text) >= SEGMENT_CHARS)
 
-    async def _freeze(self, kind: BlockKind, text: str, cut: int) -> None:
+    async def _freeze(self, kind: BlockKind, text: str, cut: int, leaf: bool) -> None:
         """Draw the finished top-level blocks of the live text (``text[:cut]``) as one cached Static and
         stream the rest into a fresh Markdown. Finished blocks never go through the live Markdown again:
         it builds a widget per block and lays them all out every frame, many times the cost of rendering
         the same text once with Rich, so it only ever holds the block still being written."""
         head, rest = text[:cut], text[cut:]
         # The block is drawn stripped when frozen whole; a later piece keeps its first line's indent.
-        shown = head.rstrip() if self._pieces.get(len(self.blocks) - 1) else head.strip()
+        shown = head.rstrip() if len(self.blocks) - 1 in self._streamed else head.strip()
         thinking = kind == "thinking"
         renderable = ThemedMarkdown(
             shown,
@@ -214,7 +223,8 @@ class AssistantMessageView(Vertical):
                 if self.finalized or not self.is_attached or self._live is not old:
                     return
         await self._stop_stream(discard=True)
-        self._pieces.setdefault(len(self.blocks) - 1, (kind, []))[1].append((head, renderable))
+        streamed = self._streamed.setdefault(len(self.blocks) - 1, _Streamed(kind))
+        streamed.pieces.append((head, renderable, leaf and bool(streamed.pieces)))
         segment = SelectableStatic(renderable, classes="-segment", source=shown)
         live = PiMarkdown("", classes="-thinking" if thinking else "")
         if old is not None:
@@ -374,15 +384,17 @@ class AssistantMessageView(Vertical):
         variables = _variables_of(self)
         thinking = kind == "thinking"
         style, italic = ("pi-thinking-text", True) if thinking else ("", False)
-        kind_streamed, pieces = self._pieces.get(index, (kind, []))
-        if pieces and kind_streamed == kind and self.markdown_transform is None:
-            source = "".join(head for head, _ in pieces)
+        streamed = self._streamed.get(index)
+        if streamed is not None and streamed.kind == kind and self.markdown_transform is None:
+            source = "".join(head for head, _, _ in streamed.pieces)
             if text.startswith(source) and not has_references(text):
-                parts: list[CachedRender] = [renderable for _, renderable in pieces]
+                parts: list[CachedRender] = [renderable for _, renderable, _ in streamed.pieces]
+                gaps = [gap for _, _, gap in streamed.pieces]
                 rest = text[len(source) :].rstrip()
                 if rest:
                     parts.append(ThemedMarkdown(rest, variables, style=style, italic=italic))
-                return JoinedMarkdown(parts, variables)
+                    gaps.append(starts_with_leaf(rest))
+                return JoinedMarkdown(parts, gaps, variables)
         shown = self._shown(text.strip(), "assistant-thinking" if thinking else "assistant")
         return ThemedMarkdown(shown, variables, style=style, italic=italic)
 

@@ -296,14 +296,21 @@ class Stacked(CachedRender):
 
 
 class JoinedMarkdown(CachedRender):
-    """Markdown rendered in pieces, cut between top-level blocks, drawn one under another with a blank line
-    between them: what a streamed answer's frozen segments already hold. Rich renders every top-level
-    block on its own, so for cuts that :func:`widgets.markdown_stream.block_split_point` makes this draws
-    exactly what rendering the whole text at once draws, without rendering it again."""
+    """Markdown rendered in pieces cut between top-level blocks, drawn one under another: what a streamed
+    answer's frozen segments already hold. ``gaps[i]`` says whether a blank line goes before piece ``i``
+    (Rich draws one before a leaf block, while a piece starting with a list, quote or table draws its own).
+    For cuts made by :func:`widgets.markdown_stream.block_split_point` this draws exactly what rendering
+    the whole text at once draws, without rendering it again."""
 
-    def __init__(self, parts: list[CachedRender], get_variables: Callable[[], Mapping[str, str]]) -> None:
+    def __init__(
+        self,
+        parts: list[CachedRender],
+        gaps: list[bool],
+        get_variables: Callable[[], Mapping[str, str]],
+    ) -> None:
         super().__init__(get_variables)
         self.parts = parts
+        self.gaps = gaps
 
     def size(self) -> int:
         return sum(p.size() for p in self.parts)
@@ -316,7 +323,7 @@ class JoinedMarkdown(CachedRender):
     ) -> list[list[Segment]]:
         lines: list[list[Segment]] = []
         for index, part in enumerate(self.parts):
-            if index:
+            if index and self.gaps[index]:
                 lines.append([Segment.line()])
             lines.extend(part.render_lines(console, options))
         return lines
