@@ -35,6 +35,7 @@ BlockKind = Literal["text", "thinking"]
 SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part, however short
 FREEZE_CHARS = 300  # finished blocks at least this long leave the live block at once
 PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
+THREAD_CHARS = 800  # so is a segment this long (a burst; the first one also pays Pygments' first use)
 
 
 @dataclass
@@ -216,7 +217,7 @@ class AssistantMessageView(Vertical):
             # Rendered before it is mounted, at the width it will get, so layout finds the lines ready. A
             # large head (a burst) renders in a thread while the live block keeps showing what it had.
             options = self.app.console_options.update_width(width).update(highlight=False)
-            if len(head) < PRERENDER_CHARS:
+            if len(head) < THREAD_CHARS:
                 renderable.prerender(self.app.console, options)
             else:
                 await prerender_off_loop(renderable, options)

@@ -129,6 +129,12 @@ class CachedRender:
             self._cache[width] = lines
         return lines
 
+    def cached_lines(self, width: int) -> list[list[Segment]] | None:
+        """The lines at ``width`` if they are rendered for the current colours (None: not yet)."""
+        if self._cache_version != variables_version(self._get_variables()):
+            return None
+        return self._cache.get(width)
+
     def prerender(self, console: Console, options: ConsoleOptions) -> None:
         """Fill the cache for ``options.max_width`` (safe to call from a worker thread: Rich keeps its
         theme stack per thread), so the first layout after mounting finds the lines ready."""
@@ -165,6 +171,9 @@ class CachedVisual(RichVisual):
         self._built: dict[int, Strip] = {}
 
     def _lines_at(self, width: int) -> list[list[Segment]]:
+        lines = self.cached.cached_lines(width)
+        if lines is not None:
+            return lines  # painting asks per line: no console options built for each
         app = self._widget.app
         options = app.console_options.update_width(width).update(highlight=False)
         return self.cached.render_lines(app.console, options)
@@ -175,15 +184,15 @@ class CachedVisual(RichVisual):
     def line(self, y: int, width: int, style: VisualStyle) -> Strip | None:
         """Line ``y`` as ``render_strips`` draws it (None: past the last line), built once."""
         lines = self._lines_at(width)
-        widget = self._widget
-        link_style = widget.link_style if widget.auto_links else None
-        key = (width, style.rich_style, link_style)
+        key = (width, style.rich_style)  # the link style follows the widget's styles, as this does
         if key != self._key or lines is not self._lines:
             self._key, self._lines, self._built = key, lines, {}
         strip = self._built.get(y)
         if strip is None:
             if not 0 <= y < len(lines):
                 return None
+            widget = self._widget
+            link_style = widget.link_style if widget.auto_links else None
             strip = self._built[y] = _strip(lines[y], width, style.rich_style, link_style)
         return strip
 
@@ -285,6 +294,11 @@ class Stacked(CachedRender):
         if len(self.parts) == 1 and isinstance(self.parts[0], CachedRender):
             return self.parts[0].render_lines(console, options)  # the usual case: nothing to stack
         return super().render_lines(console, options)
+
+    def cached_lines(self, width: int) -> list[list[Segment]] | None:
+        if len(self.parts) == 1 and isinstance(self.parts[0], CachedRender):
+            return self.parts[0].cached_lines(width)
+        return super().cached_lines(width)
 
     def build(self, variables: Mapping[str, str]) -> Any:
         items: list[Any] = []
@@ -389,14 +403,14 @@ class SelectableLines:
         visual = self._render()  # type: ignore[attr-defined]
         if isinstance(visual, CachedVisual) and self.styles.content_align == ("left", "top"):  # type: ignore[attr-defined]
             # Only the lines painted are built (Widget.render_line would build every line of the widget).
-            size = self.size  # type: ignore[attr-defined]
+            width = self.size.width  # type: ignore[attr-defined]
             style = self.visual_style  # type: ignore[attr-defined]
-            line = visual.line(y, size.width, style)
-            strip = Strip.blank(size.width, style.rich_style) if line is None else line
+            line = visual.line(y, width, style)
+            strip = Strip.blank(width, style.rich_style) if line is None else line
         else:
             strip = super().render_line(y)  # type: ignore[misc]
-        if not self._rich_content():
-            return strip  # Content already carries offsets and draws its selection
+            if isinstance(visual, Content):
+                return strip  # Content already carries offsets and draws its selection
         selection: Selection | None = self.text_selection  # type: ignore[attr-defined]
         if selection is not None and (span := selection.get_span(y)) is not None:
             style = self.screen.get_component_rich_style("screen--selection")  # type: ignore[attr-defined]
