@@ -140,7 +140,10 @@ class AssistantMessageView(Vertical):
         text-style: italic;
     }
     AssistantMessageView > MarkdownBlock { margin: 0; }
-    AssistantMessageView > Static.-segment { margin: 0 0 1 0; }
+    /* A blank line before a segment where the finished message has one (Rich draws its own before a
+       list, quote or table), and before the live block that follows the segments. */
+    AssistantMessageView > Static.-segment.-gap { margin: 1 0 0 0; }
+    AssistantMessageView > Markdown.-after-segment { margin: 1 0 0 0; }
     """
 
     def __init__(self, hide_thinking: bool = False, **kwargs: Any) -> None:
@@ -225,9 +228,10 @@ class AssistantMessageView(Vertical):
                     return
         await self._stop_stream(discard=True)
         streamed = self._streamed.setdefault(len(self.blocks) - 1, _Streamed(kind))
-        streamed.pieces.append((head, renderable, leaf and bool(streamed.pieces)))
-        segment = SelectableStatic(renderable, classes="-segment", source=shown)
-        live = PiMarkdown("", classes="-thinking" if thinking else "")
+        gap = leaf and bool(streamed.pieces)
+        streamed.pieces.append((head, renderable, gap))
+        segment = SelectableStatic(renderable, classes="-segment -gap" if gap else "-segment", source=shown)
+        live = PiMarkdown("", classes="-thinking -after-segment" if thinking else "-after-segment")
         if old is not None:
             await self.mount_all([segment, live], before=old)
             await old.remove()

@@ -105,6 +105,20 @@ async def _drawn(app: PiTestApp, view: AssistantMessageView) -> list[str]:
     return [frozen.render_line(y).text for y in range(frozen.size.height)]
 
 
+def _segment_lines(view: AssistantMessageView) -> list[str]:
+    """The lines the text block's frozen segments draw, with the blank lines their margins make."""
+    lines: list[str] = []
+    text_block = False
+    for child in view.children:
+        if isinstance(child, Markdown):
+            text_block = True  # the thinking block's live Markdown: the text block's segments follow
+            continue
+        if text_block and child.has_class("-segment"):
+            lines += [""] * child.styles.margin.top
+            lines += [child.render_line(y).text for y in range(child.size.height)]
+    return lines
+
+
 async def test_a_streamed_answer_freezes_to_what_a_resumed_one_draws(monkeypatch) -> None:
     renders: list[int] = []
     original = ThemedMarkdown._render
@@ -132,6 +146,7 @@ async def test_a_streamed_answer_freezes_to_what_a_resumed_one_draws(monkeypatch
         await pilot.pause()
         segments = len(view.query(".-segment"))
         assert segments > 5
+        while_streaming = _segment_lines(view)
         streamed = sum(renders)
         assert streamed < 2 * (len(text) + len(thinking))  # each finished piece rendered about once
         message = AssistantMessage(content=[ThinkingContent(thinking=thinking), TextContent(text=text)])
@@ -143,6 +158,9 @@ async def test_a_streamed_answer_freezes_to_what_a_resumed_one_draws(monkeypatch
         assert isinstance(drawn, Stacked)
         assert [type(part) for part in drawn.parts] == [JoinedMarkdown, JoinedMarkdown]
         streamed_lines = await _drawn(app, view)
+        # the segments showed, blank lines between them included, what the finished message shows
+        start = streamed_lines.index(while_streaming[0])  # the text block, after the thinking block
+        assert while_streaming == streamed_lines[start : start + len(while_streaming)]
 
         resumed = AssistantMessageView.from_message(message)
         await log.add(resumed)
