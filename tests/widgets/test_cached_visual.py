@@ -96,3 +96,23 @@ def _options(widget: SelectableStatic):
     from textual.visual import RenderOptions
 
     return RenderOptions(widget._get_style, widget.styles)
+
+
+async def test_a_long_message_builds_only_the_lines_on_screen(monkeypatch) -> None:
+    built: list[int] = []
+    original = rendering._strip
+
+    def spy(line: list[Segment], *args: Any) -> Any:
+        built.append(1)
+        return original(line, *args)
+
+    monkeypatch.setattr(rendering, "_strip", spy)
+    widget = SelectableStatic("")
+    scroll = VerticalScroll(widget)
+    scroll.styles.scrollbar_gutter = "stable"  # one width (no second layout when the scrollbar appears)
+    app = PiTestApp([scroll])
+    async with app.run_test(size=(80, 30)) as pilot:
+        widget.update(ThemedMarkdown(MARKDOWN * 20, lambda: app.theme_variables))
+        await pilot.pause()
+        assert widget.size.height > 200
+        assert 0 < len(built) <= 30  # a screenful, not the whole message
