@@ -65,8 +65,10 @@ def block_split_point(text: str) -> tuple[int, bool]:
 
 
 def starts_with_leaf(text: str) -> bool:
-    """Whether the first top-level block of ``text`` holds no other blocks (not a list, quote or table)."""
-    starts = _block_starts(text)
+    """Whether the first top-level block of ``text`` holds no other blocks (not a list, quote or table).
+    Its kind shows by its first blank line (a table's header and delimiter rows come before any)."""
+    blank = text.find("\n\n")
+    starts = _block_starts(text if blank < 0 else text[: blank + 1])
     return bool(starts) and starts[0][1] in _LEAF_BLOCKS
 
 
