@@ -116,3 +116,23 @@ async def test_a_long_message_builds_only_the_lines_on_screen(monkeypatch) -> No
         await pilot.pause()
         assert widget.size.height > 200
         assert 0 < len(built) <= 30  # a screenful, not the whole message
+
+
+def test_fast_code_markdown_draws_what_rich_draws() -> None:
+    import io
+
+    from rich.console import Console
+    from rich.markdown import Markdown as RichMarkdown
+
+    from themes import variable_defaults
+    from themes.textual_adapter import variables_syntax_theme
+
+    text = (
+        "```python\ndef f(x):\n\treturn x  # tab\n```\n\n```nosuchlanguage\nplain?\n```\n\n```\nno language\n```"
+        "\n\n    indented code\n\n```js\nconst a = 1;\n```\n"
+    )
+    theme = variables_syntax_theme(variable_defaults())
+    console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor", width=60)
+    ours = console.render_lines(rendering.FastCodeMarkdown(text, code_theme=theme), console.options)
+    rich = console.render_lines(RichMarkdown(text, code_theme=theme), console.options)
+    assert ours == rich
