@@ -41,27 +41,37 @@ def has_references(text: str) -> bool:
     return _REFERENCE.search(text) is not None
 
 
-def block_split_point(text: str) -> tuple[int, bool]:
-    """Where the last top-level block of ``text`` starts, as Rich's parser reads it (the blocks before it
-    are finished: later text cannot change them), and whether the first block of ``text`` is a leaf (see
-    :func:`starts_with_leaf`; final once a cut is found, the first block being finished then).
-    0: nowhere to cut.
+def block_cuts(text: str) -> tuple[list[tuple[int, bool]], bool]:
+    """Where ``text`` may be cut into pieces that Rich draws as it draws the whole: the offset of each
+    top-level block (as Rich's parser reads it) after the first whose block before is not one
+    ``_NO_BLANK_AFTER`` names, with whether that block is a leaf (not a list, quote or table); and whether
+    the first block is a leaf. The blocks before the last one are finished: later text cannot change them.
 
     Rich renders every top-level block on its own; before one it draws a blank line when the element
     closed last asked for one: for a leaf, the block before it (every kind but a rule does); for a list,
-    quote or table, its own last child. So Rich draws ``text`` exactly as it draws ``text[:offset]`` and
-    then ``text[offset:]`` (each stripped), with a blank line between them when the block at the cut is a
-    leaf (see :class:`widgets.rendering.JoinedMarkdown`), as long as the block before the cut is not one
-    ``_NO_BLANK_AFTER`` names and no reference definition ties text across the cut (:func:`has_references`).
+    quote or table, its own last child. So Rich draws ``text`` exactly as it draws the pieces between cuts
+    (each stripped) one under another, with a blank line before each piece that starts with a leaf (see
+    :class:`widgets.rendering.JoinedMarkdown`), as long as no reference definition ties text across a cut
+    (:func:`has_references`).
 
     Only whole lines count: a line still being written may read as another kind of block ("3" ends a list
     that "3. three" continues)."""
     starts = _block_starts(text[: text.rfind("\n") + 1])
-    for index in range(len(starts) - 1, 0, -1):
-        if starts[index - 1][1] not in _NO_BLANK_AFTER:
-            offset = _line_offset(text, starts[index][0])
-            return (offset, starts[0][1] in _LEAF_BLOCKS) if text[:offset].strip() else (0, False)
-    return 0, False
+    cuts: list[tuple[int, bool]] = []
+    offset = line = 0
+    for index in range(1, len(starts)):
+        while line < starts[index][0]:
+            offset = text.index("\n", offset) + 1
+            line += 1
+        if starts[index - 1][1] not in _NO_BLANK_AFTER and text[:offset].strip():
+            cuts.append((offset, starts[index][1] in _LEAF_BLOCKS))
+    return cuts, bool(starts) and starts[0][1] in _LEAF_BLOCKS
+
+
+def block_split_point(text: str) -> tuple[int, bool]:
+    """The last of :func:`block_cuts` (0: none), and whether the first block of ``text`` is a leaf."""
+    cuts, leaf = block_cuts(text)
+    return (cuts[-1][0], leaf) if cuts else (0, False)
 
 
 def starts_with_leaf(text: str) -> bool:
@@ -79,13 +89,6 @@ def _block_starts(text: str) -> list[tuple[int, str]]:
         for token in _rich_parser().parse(text)
         if token.level == 0 and token.nesting >= 0 and token.map is not None
     ]
-
-
-def _line_offset(text: str, line: int) -> int:
-    offset = 0
-    for _ in range(line):
-        offset = text.index("\n", offset) + 1
-    return offset
 
 
 class LiveMarkdownStream:

@@ -7,6 +7,7 @@ renderable, so long sessions stay cheap.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -17,7 +18,7 @@ from textual.widgets import Markdown, Static
 
 from pi_app.ai.text import text_of
 from pi_app.ai.types import AssistantMessage, UserMessage
-from widgets.markdown_stream import LiveMarkdownStream, block_split_point, has_references, starts_with_leaf
+from widgets.markdown_stream import LiveMarkdownStream, block_cuts, has_references, starts_with_leaf
 from widgets.rendering import (
     CachedRender,
     JoinedMarkdown,
@@ -35,7 +36,8 @@ BlockKind = Literal["text", "thinking"]
 SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part, however short
 FREEZE_CHARS = 300  # finished blocks at least this long leave the live block at once
 PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
-THREAD_CHARS = 800  # so is a segment this long (a burst; the first one also pays Pygments' first use)
+CHUNK_CHARS = 500  # finished blocks are rendered in pieces of about this size, yielding between them
+THREAD_CHARS = 2_000  # a single block this long renders in a thread
 
 
 @dataclass
@@ -188,9 +190,9 @@ class AssistantMessageView(Vertical):
         if "\n" in delta and self._should_freeze(text, markdown_split_point(text)):
             # The line scan is cheap and says whether finished blocks are likely; the parse says where.
             lead = 0 if len(self.blocks) - 1 in self._streamed else len(text) - len(text.lstrip())
-            cut, leaf = block_split_point(text[lead:])
-            if cut and self._should_freeze(text, lead + cut):
-                await self._freeze(kind, text, lead + cut, leaf)
+            cuts, leaf = block_cuts(text[lead:])
+            if cuts and self._should_freeze(text, lead + cuts[-1][0]):
+                await self._freeze(kind, text, [(lead + cut, gap) for cut, gap in cuts], leaf)
                 return
         await self._stream.write(delta)
         self._live_text = text
@@ -199,38 +201,52 @@ class AssistantMessageView(Vertical):
     def _should_freeze(text: str, cut: int) -> bool:
         return cut >= FREEZE_CHARS or (cut > 0 and len(text) >= SEGMENT_CHARS)
 
-    async def _freeze(self, kind: BlockKind, text: str, cut: int, leaf: bool) -> None:
-        """Draw the finished top-level blocks of the live text (``text[:cut]``) as one cached Static and
+    async def _freeze(self, kind: BlockKind, text: str, cuts: list[tuple[int, bool]], leaf: bool) -> None:
+        """Draw the finished top-level blocks of the live text (up to its last cut) as one cached Static and
         stream the rest into a fresh Markdown. Finished blocks never go through the live Markdown again:
         it builds a widget per block and lays them all out every frame, many times the cost of rendering
-        the same text once with Rich, so it only ever holds the block still being written."""
-        head, rest = text[:cut], text[cut:]
-        # The block is drawn stripped when frozen whole; a later piece keeps its first line's indent.
-        shown = head.rstrip() if len(self.blocks) - 1 in self._streamed else head.strip()
-        thinking = kind == "thinking"
-        renderable = ThemedMarkdown(
-            shown,
-            _variables_of(self),
-            style="pi-thinking-text" if thinking else "",
-            italic=thinking,
-        )
-        old = self._live
-        width = self._entry_content_width()
-        if width > 0:
-            # Rendered before it is mounted, at the width it will get, so layout finds the lines ready. A
-            # large head (a burst) renders in a thread while the live block keeps showing what it had.
-            options = self.app.console_options.update_width(width).update(highlight=False)
-            if len(head) < THREAD_CHARS:
-                renderable.prerender(self.app.console, options)
-            else:
-                await prerender_off_loop(renderable, options)
-                if self.finalized or not self.is_attached or self._live is not old:
-                    return
-        await self._stop_stream(discard=True)
+        the same text once with Rich, so it only ever holds the block still being written.
+
+        The finished text is rendered in pieces of about ``CHUNK_CHARS`` cut between blocks (``cuts``:
+        offsets, and whether the block there is a leaf; ``leaf``: whether the first block is), before it
+        is mounted, at the width it will get, yielding between pieces: keys and frames wait for one piece
+        at most. A single block too long for that renders in a thread."""
         streamed = self._streamed.setdefault(len(self.blocks) - 1, _Streamed(kind))
-        gap = leaf and bool(streamed.pieces)
-        streamed.pieces.append((head, renderable, gap))
-        segment = SelectableStatic(renderable, classes="-segment -gap" if gap else "-segment", source=shown)
+        first = not streamed.pieces
+        thinking = kind == "thinking"
+        style = "pi-thinking-text" if thinking else ""
+        variables = _variables_of(self)
+        width = self._entry_content_width()
+        options = self.app.console_options.update_width(width).update(highlight=False) if width else None
+        old = self._live
+        pieces: list[tuple[str, ThemedMarkdown, bool]] = []
+        start, gap = 0, leaf and not first
+        for index, (end, leaf_at_end) in enumerate(cuts):
+            if end - start < CHUNK_CHARS and index < len(cuts) - 1:
+                continue
+            head = text[start:end]
+            # The block is drawn stripped when frozen whole; a later piece keeps its first line's indent.
+            shown = head.strip() if first and not pieces else head.rstrip()
+            renderable = ThemedMarkdown(shown, variables, style=style, italic=thinking)
+            if options is not None:
+                if len(shown) < THREAD_CHARS:
+                    renderable.prerender(self.app.console, options)
+                    await asyncio.sleep(0)  # keys and frames get their turn between pieces
+                else:
+                    await prerender_off_loop(renderable, options)
+                if self.finalized or not self.is_attached:
+                    return  # (deltas come one at a time, from the event pump: nothing else moved)
+            pieces.append((head, renderable, gap))
+            start, gap = end, leaf_at_end
+        await self._stop_stream(discard=True)
+        streamed.pieces += pieces
+        source = text[:start].strip() if first else text[:start].rstrip()
+        drawn: CachedRender = pieces[0][1]
+        if len(pieces) > 1:
+            drawn = JoinedMarkdown([p[1] for p in pieces], [p[2] for p in pieces], variables)
+        segment = SelectableStatic(
+            drawn, classes="-segment -gap" if pieces[0][2] else "-segment", source=source
+        )
         live = PiMarkdown("", classes="-thinking -after-segment" if thinking else "-after-segment")
         if old is not None:
             await self.mount_all([segment, live], before=old)
@@ -239,6 +255,7 @@ class AssistantMessageView(Vertical):
             await self.mount_all([segment, live])
         self._live = live
         self._stream = LiveMarkdownStream(live)
+        rest = text[start:]
         self._live_text = rest
         if rest:
             await self._stream.write(rest)  # streamed from empty: a Markdown given text up front and
