@@ -7,7 +7,6 @@ renderable, so long sessions stay cheap.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -18,7 +17,7 @@ from textual.widgets import Markdown, Static
 
 from pi_app.ai.text import text_of
 from pi_app.ai.types import AssistantMessage, UserMessage
-from widgets.markdown_stream import LiveMarkdownStream, block_cuts, has_references, starts_with_leaf
+from widgets.markdown_stream import LiveMarkdownStream, block_split_point, has_references, starts_with_leaf
 from widgets.rendering import (
     CachedRender,
     JoinedMarkdown,
@@ -36,8 +35,6 @@ BlockKind = Literal["text", "thinking"]
 SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part, however short
 FREEZE_CHARS = 300  # finished blocks at least this long leave the live block at once
 PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
-CHUNK_CHARS = 500  # finished blocks are rendered in pieces of about this size, yielding between them
-THREAD_CHARS = 2_000  # a single block this long renders in a thread
 
 
 @dataclass
@@ -190,9 +187,9 @@ class AssistantMessageView(Vertical):
         if "\n" in delta and self._should_freeze(text, markdown_split_point(text)):
             # The line scan is cheap and says whether finished blocks are likely; the parse says where.
             lead = 0 if len(self.blocks) - 1 in self._streamed else len(text) - len(text.lstrip())
-            cuts, leaf = block_cuts(text[lead:])
-            if cuts and self._should_freeze(text, lead + cuts[-1][0]):
-                await self._freeze(kind, text, [(lead + cut, gap) for cut, gap in cuts], leaf)
+            cut, leaf = block_split_point(text[lead:])
+            if cut and self._should_freeze(text, lead + cut):
+                await self._freeze(kind, text, lead + cut, leaf)
                 return
         await self._stream.write(delta)
         self._live_text = text
@@ -201,53 +198,36 @@ class AssistantMessageView(Vertical):
     def _should_freeze(text: str, cut: int) -> bool:
         return cut >= FREEZE_CHARS or (cut > 0 and len(text) >= SEGMENT_CHARS)
 
-    async def _freeze(self, kind: BlockKind, text: str, cuts: list[tuple[int, bool]], leaf: bool) -> None:
-        """Draw the finished top-level blocks of the live text (up to its last cut) as one cached Static and
-        stream the rest into a fresh Markdown. Finished blocks never go through the live Markdown again:
-        it builds a widget per block and lays them all out every frame, many times the cost of rendering
-        the same text once with Rich, so it only ever holds the block still being written.
-
-        The finished text is rendered in pieces of about ``CHUNK_CHARS`` cut between blocks (``cuts``:
-        offsets, and whether the block there is a leaf; ``leaf``: whether the first block is), before it
-        is mounted, at the width it will get, yielding between pieces: keys and frames wait for one piece
-        at most. A single block too long for that renders in a thread."""
+    async def _freeze(self, kind: BlockKind, text: str, cut: int, leaf: bool) -> None:
+        """Draw the finished top-level blocks of the live text (``text[:cut]``; ``leaf``: whether its first
+        block is a leaf) as one cached Static and stream the rest into a fresh Markdown. Finished blocks
+        never go through the live Markdown again: it builds a widget per block and lays them all out every
+        frame, many times the cost of rendering the same text once with Rich, so it only ever holds the
+        block still being written."""
         streamed = self._streamed.setdefault(len(self.blocks) - 1, _Streamed(kind))
-        first = not streamed.pieces
+        head, rest = text[:cut], text[cut:]
+        # The block is drawn stripped when frozen whole; a later piece keeps its first line's indent.
+        shown = head.rstrip() if streamed.pieces else head.strip()
         thinking = kind == "thinking"
-        style = "pi-thinking-text" if thinking else ""
-        variables = _variables_of(self)
-        width = self._entry_content_width()
-        options = self.app.console_options.update_width(width).update(highlight=False) if width else None
-        old = self._live
-        pieces: list[tuple[str, ThemedMarkdown, bool]] = []
-        start, gap = 0, leaf and not first
-        for index, (end, leaf_at_end) in enumerate(cuts):
-            if end - start < CHUNK_CHARS and index < len(cuts) - 1:
-                continue
-            head = text[start:end]
-            # The block is drawn stripped when frozen whole; a later piece keeps its first line's indent.
-            shown = head.strip() if first and not pieces else head.rstrip()
-            renderable = ThemedMarkdown(shown, variables, style=style, italic=thinking)
-            if options is not None:
-                if len(shown) < THREAD_CHARS:
-                    renderable.prerender(self.app.console, options)
-                    await asyncio.sleep(0)  # keys and frames get their turn between pieces
-                else:
-                    await prerender_off_loop(renderable, options)
-                if self.finalized or not self.is_attached:
-                    return  # (deltas come one at a time, from the event pump: nothing else moved)
-            pieces.append((head, renderable, gap))
-            start, gap = end, leaf_at_end
-        await self._stop_stream(discard=True)
-        streamed.pieces += pieces
-        source = text[:start].strip() if first else text[:start].rstrip()
-        drawn: CachedRender = pieces[0][1]
-        if len(pieces) > 1:
-            drawn = JoinedMarkdown([p[1] for p in pieces], [p[2] for p in pieces], variables)
-        segment = SelectableStatic(
-            drawn, classes="-segment -gap" if pieces[0][2] else "-segment", source=source
+        renderable = ThemedMarkdown(
+            shown, _variables_of(self), style="pi-thinking-text" if thinking else "", italic=thinking
         )
+        width = self._entry_content_width()
+        if width > 0:
+            # Rendered before it is mounted, at the width it will get, so layout finds the lines ready; in a
+            # thread, while the live block keeps showing the text: the interpreter hands the loop its turn
+            # every few milliseconds, where rendering on the loop (whole, or in pieces between awaits) held
+            # keys and frames for a piece at every step of their way.
+            options = self.app.console_options.update_width(width).update(highlight=False)
+            await prerender_off_loop(renderable, options)
+            if self.finalized or not self.is_attached:
+                return  # (deltas come one at a time, from the event pump: nothing else moved)
+        await self._stop_stream(discard=True)
+        gap = leaf and bool(streamed.pieces)
+        streamed.pieces.append((head, renderable, gap))
+        segment = SelectableStatic(renderable, classes="-segment -gap" if gap else "-segment", source=shown)
         live = PiMarkdown("", classes="-thinking -after-segment" if thinking else "-after-segment")
+        old = self._live
         if old is not None:
             await self.mount_all([segment, live], before=old)
             await old.remove()
@@ -255,7 +235,6 @@ class AssistantMessageView(Vertical):
             await self.mount_all([segment, live])
         self._live = live
         self._stream = LiveMarkdownStream(live)
-        rest = text[start:]
         self._live_text = rest
         if rest:
             await self._stream.write(rest)  # streamed from empty: a Markdown given text up front and
@@ -292,9 +271,7 @@ class AssistantMessageView(Vertical):
         width = self._long_message_width()
         if width > 0:
             options = self.app.console_options.update_width(width).update(highlight=False)
-            if renderable.pending(width) < PRERENDER_CHARS:
-                renderable.prerender(self.app.console, options)  # what was streamed is drawn already
-            else:
+            if renderable.pending(width):  # (what was streamed is rendered already)
                 # The live blocks stay on screen while the frozen form renders in a thread.
                 await prerender_off_loop(renderable, options)
                 if not self.is_attached:

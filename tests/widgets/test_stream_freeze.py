@@ -119,7 +119,7 @@ def _segment_lines(view: AssistantMessageView) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("largest", [200, 3000])  # small deltas; bursts frozen in several pieces at once
+@pytest.mark.parametrize("largest", [200, 3000])  # small deltas; bursts of several finished blocks
 async def test_a_streamed_answer_freezes_to_what_a_resumed_one_draws(monkeypatch, largest: int) -> None:
     renders: list[int] = []
     original = ThemedMarkdown._render
@@ -145,10 +145,7 @@ async def test_a_streamed_answer_freezes_to_what_a_resumed_one_draws(monkeypatch
             pos += step
             assert len(view.query(Markdown)) == 2  # one live Markdown per block
         await pilot.pause()
-        segments = list(view.query(".-segment").results(SelectableStatic))
-        assert len(segments) > (5 if largest < 1000 else 1)
-        if largest > 1000:  # a burst froze in pieces rendered one at a time, drawn as one segment
-            assert any(isinstance(segment.content, JoinedMarkdown) for segment in segments)
+        assert len(view.query(".-segment")) > (5 if largest < 1000 else 1)
         while_streaming = _segment_lines(view)
         streamed = sum(renders)
         assert streamed < 2 * (len(text) + len(thinking))  # each finished piece rendered about once
