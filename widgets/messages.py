@@ -7,10 +7,12 @@ renderable, so long sessions stay cheap.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rich.console import ConsoleOptions
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static
@@ -28,6 +30,7 @@ from widgets.rendering import (
     ThemedMarkdown,
     ThemedText,
     on_theme_change,
+    prerender_detached,
     prerender_off_loop,
 )
 
@@ -185,11 +188,18 @@ class AssistantMessageView(Vertical):
             return
         text = self._live_text + delta
         if "\n" in delta and self._should_freeze(text, markdown_split_point(text)):
-            # The line scan is cheap and says whether finished blocks are likely; the parse says where.
-            lead = 0 if len(self.blocks) - 1 in self._streamed else len(text) - len(text.lstrip())
-            cut, leaf = block_split_point(text[lead:])
-            if cut and self._should_freeze(text, lead + cut):
-                await self._freeze(kind, text, lead + cut, leaf)
+            # The line scan is cheap and says whether finished blocks are likely; where exactly, and their
+            # rendering, are worked out in a thread while the live block keeps showing the text: the
+            # interpreter hands the loop its turn every few milliseconds, where doing it on the loop (whole,
+            # or in pieces between awaits) held keys and frames at every step of their way.
+            first = len(self.blocks) - 1 not in self._streamed
+            width = self._entry_content_width()
+            options = self.app.console_options.update_width(width).update(highlight=False) if width else None
+            frozen = await asyncio.to_thread(self._finished_part, kind, text, first, options)
+            if self.finalized or not self.is_attached:
+                return  # (deltas come one at a time, from the event pump: nothing else moved)
+            if frozen is not None:
+                await self._freeze(kind, text, *frozen)
                 return
         await self._stream.write(delta)
         self._live_text = text
@@ -198,34 +208,46 @@ class AssistantMessageView(Vertical):
     def _should_freeze(text: str, cut: int) -> bool:
         return cut >= FREEZE_CHARS or (cut > 0 and len(text) >= SEGMENT_CHARS)
 
-    async def _freeze(self, kind: BlockKind, text: str, cut: int, leaf: bool) -> None:
-        """Draw the finished top-level blocks of the live text (``text[:cut]``; ``leaf``: whether its first
-        block is a leaf) as one cached Static and stream the rest into a fresh Markdown. Finished blocks
-        never go through the live Markdown again: it builds a widget per block and lays them all out every
-        frame, many times the cost of rendering the same text once with Rich, so it only ever holds the
-        block still being written."""
-        streamed = self._streamed.setdefault(len(self.blocks) - 1, _Streamed(kind))
-        head, rest = text[:cut], text[cut:]
+    def _finished_part(
+        self, kind: BlockKind, text: str, first: bool, options: ConsoleOptions | None
+    ) -> tuple[int, bool, ThemedMarkdown] | None:
+        """Where the finished blocks of the live ``text`` end, whether the first is a leaf, and their
+        Markdown, rendered at the width it will be drawn (``options``; None: not known yet). None: nothing
+        worth freezing. Runs in a worker thread."""
+        lead = len(text) - len(text.lstrip()) if first else 0
+        cut, leaf = block_split_point(text[lead:])
+        if not cut or not self._should_freeze(text, lead + cut):
+            return None
+        head = text[: lead + cut]
         # The block is drawn stripped when frozen whole; a later piece keeps its first line's indent.
-        shown = head.rstrip() if streamed.pieces else head.strip()
         thinking = kind == "thinking"
         renderable = ThemedMarkdown(
-            shown, _variables_of(self), style="pi-thinking-text" if thinking else "", italic=thinking
+            head.strip() if first else head.rstrip(),
+            _variables_of(self),
+            style="pi-thinking-text" if thinking else "",
+            italic=thinking,
         )
-        width = self._entry_content_width()
-        if width > 0:
-            # Rendered before it is mounted, at the width it will get, so layout finds the lines ready; in a
-            # thread, while the live block keeps showing the text: the interpreter hands the loop its turn
-            # every few milliseconds, where rendering on the loop (whole, or in pieces between awaits) held
-            # keys and frames for a piece at every step of their way.
-            options = self.app.console_options.update_width(width).update(highlight=False)
-            await prerender_off_loop(renderable, options)
-            if self.finalized or not self.is_attached:
-                return  # (deltas come one at a time, from the event pump: nothing else moved)
+        if options is not None:  # rendered before it is mounted: layout finds the lines ready
+            prerender_detached(renderable, options)
+        return lead + cut, leaf, renderable
+
+    async def _freeze(
+        self, kind: BlockKind, text: str, cut: int, leaf: bool, renderable: ThemedMarkdown
+    ) -> None:
+        """Draw the finished top-level blocks of the live text (``text[:cut]``, as ``renderable``; ``leaf``:
+        whether the first is a leaf) as one cached Static and stream the rest into a fresh Markdown.
+        Finished blocks never go through the live Markdown again: it builds a widget per block and lays
+        them all out every frame, many times the cost of rendering the same text once with Rich, so it only
+        ever holds the block still being written."""
+        streamed = self._streamed.setdefault(len(self.blocks) - 1, _Streamed(kind))
+        head, rest = text[:cut], text[cut:]
+        thinking = kind == "thinking"
         await self._stop_stream(discard=True)
         gap = leaf and bool(streamed.pieces)
         streamed.pieces.append((head, renderable, gap))
-        segment = SelectableStatic(renderable, classes="-segment -gap" if gap else "-segment", source=shown)
+        segment = SelectableStatic(
+            renderable, classes="-segment -gap" if gap else "-segment", source=renderable.markup
+        )
         live = PiMarkdown("", classes="-thinking -after-segment" if thinking else "-after-segment")
         old = self._live
         if old is not None:

@@ -225,10 +225,15 @@ def _strip(line: list[Segment], width: int, base: Style | None, link_style: Styl
 
 async def prerender_off_loop(renderable: CachedRender, options: ConsoleOptions) -> None:
     """Render ``renderable`` at ``options.max_width`` in a worker thread, so a long message freezes
-    without stalling keys and frames. A private Console per call: Rich's theme stack is shared between
-    threads of one Console, and the app's console keeps drawing meanwhile."""
+    without stalling keys and frames."""
+    await asyncio.to_thread(prerender_detached, renderable, options)
+
+
+def prerender_detached(renderable: CachedRender, options: ConsoleOptions) -> None:
+    """Render ``renderable`` at ``options.max_width`` with a private Console: for worker threads (Rich's
+    theme stack is shared between threads of one Console, and the app's console keeps drawing meanwhile)."""
     console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor", highlight=False)
-    await asyncio.to_thread(renderable.prerender, console, options)
+    renderable.prerender(console, options)
 
 
 @lru_cache(maxsize=64)
