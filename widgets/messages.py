@@ -161,6 +161,7 @@ class AssistantMessageView(Vertical):
         self._frozen: Static | None = None
         self._live_text = ""  # what the live Markdown holds (the block's text after the last split)
         self._streamed: dict[int, _Streamed] = {}  # block index -> the frozen segments it was streamed as
+        self._next_look = 0  # the live text's length at which to look for finished blocks again
         # (markdown, "assistant" | "assistant-thinking", streaming) -> what to draw: extensions' display-only
         # hook, applied to the finished form (the stored message and what copying takes are unchanged)
         self.markdown_transform: Callable[[str, str, bool], str] | None = None
@@ -187,7 +188,8 @@ class AssistantMessageView(Vertical):
         if self._stream is None:
             return
         text = self._live_text + delta
-        if "\n" in delta and self._should_freeze(text, markdown_split_point(text)):
+        likely = self._should_freeze(text, markdown_split_point(text)) or len(text) >= SEGMENT_CHARS
+        if "\n" in delta and len(text) >= self._next_look and likely:
             # The line scan is cheap and says whether finished blocks are likely; where exactly, and their
             # rendering, are worked out in a thread while the live block keeps showing the text: the
             # interpreter hands the loop its turn every few milliseconds, where doing it on the loop (whole,
@@ -201,6 +203,7 @@ class AssistantMessageView(Vertical):
             if frozen is not None:
                 await self._freeze(kind, text, *frozen)
                 return
+            self._next_look = len(text) + SEGMENT_CHARS // 4  # one long open block (a big code fence)
         await self._stream.write(delta)
         self._live_text = text
 
@@ -258,6 +261,7 @@ class AssistantMessageView(Vertical):
         self._live = live
         self._stream = LiveMarkdownStream(live)
         self._live_text = rest
+        self._next_look = 0
         if rest:
             await self._stream.write(rest)  # streamed from empty: a Markdown given text up front and
             # appended to afterwards can lose an open fence's context
@@ -265,6 +269,7 @@ class AssistantMessageView(Vertical):
     async def _start_block(self, kind: BlockKind) -> None:
         await self._stop_stream()
         self._live_text = ""
+        self._next_look = 0
         if kind == "thinking" and self.hide_thinking:
             # Never stream into a block the user cannot see.
             self._live = Static("Thinking...", classes="-thinking-label")

@@ -181,3 +181,40 @@ async def test_a_transformed_answer_is_rendered_whole() -> None:
         await view.finalize(AssistantMessage(content=[TextContent(text=text)]))
         await pilot.pause()
         assert any("PARA one" in line for line in await _drawn(app, view))
+
+
+async def test_blocks_without_blank_lines_between_them_still_freeze(monkeypatch) -> None:
+    import widgets.messages as messages
+
+    looks: list[int] = []
+    original = messages.block_split_point
+
+    def spy(text: str) -> tuple[int, bool]:
+        looks.append(len(text))
+        return original(text)
+
+    monkeypatch.setattr(messages, "block_split_point", spy)
+    text = "# Heading\nA paragraph right under it.\n```python\nx = 1\n```\n" * 60  # no blank lines at all
+    fence = "```python\n" + "value = compute(value)\n" * 400 + "```\n"  # one open block of ~9,000 characters
+    log = ChatLog()
+    app = PiTestApp([log])
+    async with app.run_test(size=(100, 40)) as pilot:
+        view = AssistantMessageView()
+        await log.add(view)
+        largest = 0
+        for source in (text, fence):
+            looks.clear()
+            for pos in range(0, len(source), 50):
+                await view.append_text(source[pos : pos + 50])
+                largest = max(largest, len(view._live_text)) if source is text else largest
+            if source is text:
+                assert view.query(".-segment")
+                assert largest < messages.SEGMENT_CHARS + 100  # the live block stays small
+            else:
+                assert len(looks) < len(fence) // (messages.SEGMENT_CHARS // 4) + 2  # no parse per delta
+        message = AssistantMessage(content=[TextContent(text=text + fence)])
+        await view.finalize(message)
+        resumed = AssistantMessageView.from_message(message)
+        await log.add(resumed)
+        await pilot.pause()
+        assert await _drawn(app, view) == await _drawn(app, resumed)
