@@ -170,6 +170,7 @@ class CachedVisual(RichVisual):
         self.cached = renderable
         self._key: tuple[object, ...] | None = None
         self._lines: list[list[Segment]] | None = None
+        self._link_style: Style | None = None
         self._built: dict[int, Strip] = {}
 
     def _lines_at(self, width: int) -> list[list[Segment]]:
@@ -188,14 +189,14 @@ class CachedVisual(RichVisual):
         lines = self._lines_at(width)
         key = (width, style.rich_style)  # the link style follows the widget's styles, as this does
         if key != self._key or lines is not self._lines:
+            widget = self._widget
+            self._link_style = widget.link_style if widget.auto_links else None
             self._key, self._lines, self._built = key, lines, {}
         strip = self._built.get(y)
         if strip is None:
             if not 0 <= y < len(lines):
                 return None
-            widget = self._widget
-            link_style = widget.link_style if widget.auto_links else None
-            strip = self._built[y] = _strip(lines[y], width, style.rich_style, link_style)
+            strip = self._built[y] = _strip(lines[y], width, style.rich_style, self._link_style)
         return strip
 
     def render_strips(
