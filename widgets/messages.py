@@ -1,8 +1,10 @@
 """User and assistant message views.
 
-Only the message being streamed is a live Textual ``Markdown`` (fed through :class:`widgets.markdown_stream.LiveMarkdownStream`);
-:meth:`AssistantMessageView.finalize` freezes it into a single ``Static`` holding one pre-rendered Rich
-renderable, so long sessions stay cheap.
+Only the block being written of the message being streamed is a live Textual ``Markdown`` (fed through
+:class:`widgets.markdown_stream.LiveMarkdownStream`); its finished top-level blocks are rendered once with Rich,
+in a worker thread, and shown as cached segments. :meth:`AssistantMessageView.finalize` freezes the message
+into a single ``Static`` holding one pre-rendered Rich renderable, made of those segments when they draw what
+rendering the whole message would (so nothing is rendered twice), and long sessions stay cheap.
 """
 
 from __future__ import annotations

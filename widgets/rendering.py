@@ -1,5 +1,6 @@
-"""Shared rendering helpers: a theme-aware Rich Markdown renderable, theme-change subscription for
-widgets holding pre-rendered content, and an update throttle."""
+"""Shared rendering helpers: a theme-aware Rich Markdown renderable (cached per width, drawn line by line
+through :class:`CachedVisual`, joinable from pieces), theme-change subscription for widgets holding
+pre-rendered content, and an update throttle."""
 
 from __future__ import annotations
 
