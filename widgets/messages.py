@@ -197,7 +197,7 @@ class AssistantMessageView(Vertical):
             # interpreter hands the loop its turn every few milliseconds, where doing it on the loop (whole,
             # or in pieces between awaits) held keys and frames at every step of their way.
             first = len(self.blocks) - 1 not in self._streamed
-            width = self._entry_content_width()
+            width = self._segment_width()
             options = self.app.console_options.update_width(width).update(highlight=False) if width else None
             frozen = await asyncio.to_thread(self._finished_part, kind, text, first, options)
             if self.finalized or not self.is_attached:
@@ -316,6 +316,14 @@ class AssistantMessageView(Vertical):
         if sum(len(t) for _, t in self.blocks) < PRERENDER_CHARS:
             return 0
         return self._entry_content_width()
+
+    def _segment_width(self) -> int:
+        """The width a segment is drawn at: a long answer's reserves the log's scrollbar column (it will
+        overflow the log anyway; see _entry_content_width), a short one's is the width it has now (0:
+        not laid out yet)."""
+        if sum(len(t) for _, t in self.blocks) >= PRERENDER_CHARS:
+            return self._entry_content_width()
+        return self.content_size.width
 
     def _entry_content_width(self) -> int:
         """The width this message's content is laid out at once the log's scrollbar column is reserved

@@ -218,3 +218,20 @@ async def test_blocks_without_blank_lines_between_them_still_freeze(monkeypatch)
         await log.add(resumed)
         await pilot.pause()
         assert await _drawn(app, view) == await _drawn(app, resumed)
+
+
+async def test_only_a_long_answer_reserves_the_scrollbar_column() -> None:
+    log = ChatLog()
+    app = PiTestApp([log])
+    async with app.run_test(size=(100, 40)) as pilot:
+        view = AssistantMessageView()
+        await log.add(view)
+        await pilot.pause()
+        for i in range(4):  # ~700 characters: finished blocks are frozen, the log does not overflow
+            await view.append_text(
+                f"Paragraph {i} with enough words in it to fill most of a line of text.\n\n" * 2
+            )
+        assert view.query(".-segment")
+        assert log.styles.scrollbar_gutter == "auto"  # a short answer draws as wide as before
+        await view.append_text("More words in another paragraph of the long answer.\n\n" * 40)
+        assert log.styles.scrollbar_gutter == "stable"
