@@ -255,11 +255,12 @@ class AssistantMessageView(Vertical):
         )
         live = PiMarkdown("", classes="-thinking -after-segment" if thinking else "-after-segment")
         old = self._live
-        if old is not None:
-            await self.mount_all([segment, live], before=old)
-            await old.remove()
-        else:
-            await self.mount_all([segment, live])
+        with self.app.batch_update():  # one frame for the swap, as Markdown.append does for its blocks
+            if old is not None:
+                await self.mount_all([segment, live], before=old)
+                await old.remove()
+            else:
+                await self.mount_all([segment, live])
         self._live = live
         self._stream = LiveMarkdownStream(live)
         self._live_text = rest
