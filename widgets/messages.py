@@ -17,6 +17,7 @@ from typing import Any, Literal
 from rich.console import ConsoleOptions
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from pi_app.ai.text import text_of
@@ -319,12 +320,18 @@ class AssistantMessageView(Vertical):
         return self._entry_content_width()
 
     def _segment_width(self) -> int:
-        """The width a segment is drawn at: a long answer's reserves the log's scrollbar column (it will
-        overflow the log anyway; see _entry_content_width), a short one's is the width it has now (0:
-        not laid out yet)."""
-        if sum(len(t) for _, t in self.blocks) >= PRERENDER_CHARS:
+        """The width this message's segments are drawn at. An answer that overflows the log (2,000+
+        characters, or more lines than the log shows below its top) reserves the log's scrollbar column now
+        (see _entry_content_width), so what is rendered is not rendered again when the scrollbar appears; a
+        short one is drawn as wide as the log lets it now, as before (0: unknown)."""
+        chat = self.parent
+        if not isinstance(chat, Widget) or not chat.size.width:
             return self._entry_content_width()
-        return self.content_size.width
+        chars = sum(len(t) for _, t in self.blocks)
+        lines = sum(t.count("\n") for _, t in self.blocks) + chars // chat.size.width
+        if chars >= PRERENDER_CHARS or lines >= chat.size.height - self.virtual_region.y:
+            return self._entry_content_width()
+        return max(0, chat.scrollable_content_region.width - self.styles.gutter.width)
 
     def _entry_content_width(self) -> int:
         """The width this message's content is laid out at once the log's scrollbar column is reserved
