@@ -1,23 +1,31 @@
 """User and assistant message views.
 
-Only the message being streamed is a live Textual ``Markdown`` (fed through :class:`widgets.markdown_stream.LiveMarkdownStream`);
-:meth:`AssistantMessageView.finalize` freezes it into a single ``Static`` holding one pre-rendered Rich
-renderable, so long sessions stay cheap.
+Only the block being written of the message being streamed is a live Textual ``Markdown`` (fed through
+:class:`widgets.markdown_stream.LiveMarkdownStream`); its finished top-level blocks are rendered once with Rich,
+in a worker thread, and shown as cached segments. :meth:`AssistantMessageView.finalize` freezes the message
+into a single ``Static`` holding one pre-rendered Rich renderable, made of those segments when they draw what
+rendering the whole message would (so nothing is rendered twice), and long sessions stay cheap.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rich.console import ConsoleOptions
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from pi_app.ai.text import text_of
 from pi_app.ai.types import AssistantMessage, UserMessage
-from widgets.markdown_stream import LiveMarkdownStream
+from widgets.markdown_stream import LiveMarkdownStream, block_split_point, has_references, starts_with_leaf
 from widgets.rendering import (
+    CachedRender,
+    JoinedMarkdown,
     PiMarkdown,
     SelectableLines,
     SelectableStatic,
@@ -25,12 +33,23 @@ from widgets.rendering import (
     ThemedMarkdown,
     ThemedText,
     on_theme_change,
+    prerender_detached,
     prerender_off_loop,
 )
 
 BlockKind = Literal["text", "thinking"]
-SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part
+SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part, however short
+FREEZE_CHARS = 300  # finished blocks at least this long leave the live block at once
 PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
+
+
+@dataclass
+class _Streamed:
+    """The frozen segments a block was streamed as: (source, renderable, blank line before it) each (see
+    JoinedMarkdown)."""
+
+    kind: BlockKind
+    pieces: list[tuple[str, ThemedMarkdown, bool]] = field(default_factory=list)
 
 
 def markdown_split_point(text: str) -> int:
@@ -126,7 +145,10 @@ class AssistantMessageView(Vertical):
         text-style: italic;
     }
     AssistantMessageView > MarkdownBlock { margin: 0; }
-    AssistantMessageView > Static.-segment { margin: 0 0 1 0; }
+    /* A blank line before a segment where the finished message has one (Rich draws its own before a
+       list, quote or table), and before the live block that follows the segments. */
+    AssistantMessageView > Static.-segment.-gap { margin: 1 0 0 0; }
+    AssistantMessageView > Markdown.-after-segment { margin: 1 0 0 0; }
     """
 
     def __init__(self, hide_thinking: bool = False, **kwargs: Any) -> None:
@@ -141,7 +163,8 @@ class AssistantMessageView(Vertical):
         self._stream: LiveMarkdownStream | None = None
         self._frozen: Static | None = None
         self._live_text = ""  # what the live Markdown holds (the block's text after the last split)
-        self._next_split = SEGMENT_CHARS
+        self._streamed: dict[int, _Streamed] = {}  # block index -> the frozen segments it was streamed as
+        self._next_look = 0  # the live text's length at which to look for finished blocks again
         # (markdown, "assistant" | "assistant-thinking", streaming) -> what to draw: extensions' display-only
         # hook, applied to the finished form (the stored message and what copying takes are unchanged)
         self.markdown_transform: Callable[[str, str, bool], str] | None = None
@@ -165,46 +188,92 @@ class AssistantMessageView(Vertical):
             await self._start_block(kind)
             self.blocks.append((kind, ""))
         self.blocks[-1] = (kind, self.blocks[-1][1] + delta)
-        if self._stream is not None:
-            await self._stream.write(delta)
-            self._live_text += delta
-            if len(self._live_text) >= self._next_split:
-                await self._split_live(kind)
-
-    async def _split_live(self, kind: BlockKind) -> None:
-        """Freeze the finished top-level blocks of a long live block into one cached Static and keep
-        streaming the rest into a fresh, small Markdown: layout walks every live block widget each
-        frame, so an unbounded live Markdown makes every frame slower as the answer grows."""
-        cut = markdown_split_point(self._live_text)
-        if cut <= 0 or not isinstance(self._live, Markdown):
-            self._next_split = len(self._live_text) + SEGMENT_CHARS // 4
+        if self._stream is None:
             return
-        head, rest = self._live_text[:cut], self._live_text[cut:]
-        await self._stop_stream(discard=True)
+        text = self._live_text + delta
+        likely = self._should_freeze(text, markdown_split_point(text)) or len(text) >= SEGMENT_CHARS
+        if "\n" in delta and len(text) >= self._next_look and likely:
+            # The line scan is cheap and says whether finished blocks are likely; where exactly, and their
+            # rendering, are worked out in a thread while the live block keeps showing the text: the
+            # interpreter hands the loop its turn every few milliseconds, where doing it on the loop (whole,
+            # or in pieces between awaits) held keys and frames at every step of their way.
+            first = len(self.blocks) - 1 not in self._streamed
+            width = self._segment_width()
+            options = self.app.console_options.update_width(width).update(highlight=False) if width else None
+            frozen = await asyncio.to_thread(self._finished_part, kind, text, first, options)
+            if self.finalized or not self.is_attached:
+                return  # (deltas come one at a time, from the event pump: nothing else moved)
+            if frozen is not None:
+                await self._freeze(kind, text, *frozen)
+                return
+            self._next_look = len(text) + SEGMENT_CHARS // 4  # one long open block (a big code fence)
+        await self._stream.write(delta)
+        self._live_text = text
+
+    @staticmethod
+    def _should_freeze(text: str, cut: int) -> bool:
+        return cut >= FREEZE_CHARS or (cut > 0 and len(text) >= SEGMENT_CHARS)
+
+    def _finished_part(
+        self, kind: BlockKind, text: str, first: bool, options: ConsoleOptions | None
+    ) -> tuple[int, bool, ThemedMarkdown] | None:
+        """Where the finished blocks of the live ``text`` end, whether the first is a leaf, and their
+        Markdown, rendered at the width it will be drawn (``options``; None: not known yet). None: nothing
+        worth freezing. Runs in a worker thread."""
+        lead = len(text) - len(text.lstrip()) if first else 0
+        cut, leaf = block_split_point(text[lead:])
+        if not cut or not self._should_freeze(text, lead + cut):
+            return None
+        head = text[: lead + cut]
+        # The block is drawn stripped when frozen whole; a later piece keeps its first line's indent.
         thinking = kind == "thinking"
-        segment = SelectableStatic(
-            ThemedMarkdown(
-                head.strip(),
-                _variables_of(self),
-                style="pi-thinking-text" if thinking else "",
-                italic=thinking,
-            ),
-            classes="-segment",
-            source=head.strip(),
+        renderable = ThemedMarkdown(
+            head.strip() if first else head.rstrip(),
+            _variables_of(self),
+            style="pi-thinking-text" if thinking else "",
+            italic=thinking,
         )
+        if options is not None:  # rendered before it is mounted: layout finds the lines ready
+            prerender_detached(renderable, options)
+        return lead + cut, leaf, renderable
+
+    async def _freeze(
+        self, kind: BlockKind, text: str, cut: int, leaf: bool, renderable: ThemedMarkdown
+    ) -> None:
+        """Draw the finished top-level blocks of the live text (``text[:cut]``, as ``renderable``; ``leaf``:
+        whether the first is a leaf) as one cached Static and stream the rest into a fresh Markdown.
+        Finished blocks never go through the live Markdown again: it builds a widget per block and lays
+        them all out every frame, many times the cost of rendering the same text once with Rich, so it only
+        ever holds the block still being written."""
+        streamed = self._streamed.setdefault(len(self.blocks) - 1, _Streamed(kind))
+        head, rest = text[:cut], text[cut:]
+        thinking = kind == "thinking"
+        await self._stop_stream(discard=True)
+        gap = leaf and bool(streamed.pieces)
+        streamed.pieces.append((head, renderable, gap))
+        segment = SelectableStatic(
+            renderable, classes="-segment -gap" if gap else "-segment", source=renderable.markup
+        )
+        live = PiMarkdown("", classes="-thinking -after-segment" if thinking else "-after-segment")
         old = self._live
-        live = PiMarkdown(rest, classes="-thinking" if thinking else "")
-        await self.mount_all([segment, live], before=old)
-        await old.remove()
+        with self.app.batch_update():  # one frame for the swap, as Markdown.append does for its blocks
+            if old is not None:
+                await self.mount_all([segment, live], before=old)
+                await old.remove()
+            else:
+                await self.mount_all([segment, live])
         self._live = live
         self._stream = LiveMarkdownStream(live)
         self._live_text = rest
-        self._next_split = SEGMENT_CHARS
+        self._next_look = 0
+        if rest:
+            await self._stream.write(rest)  # streamed from empty: a Markdown given text up front and
+            # appended to afterwards can lose an open fence's context
 
     async def _start_block(self, kind: BlockKind) -> None:
         await self._stop_stream()
         self._live_text = ""
-        self._next_split = SEGMENT_CHARS
+        self._next_look = 0
         if kind == "thinking" and self.hide_thinking:
             # Never stream into a block the user cannot see.
             self._live = Static("Thinking...", classes="-thinking-label")
@@ -232,11 +301,12 @@ class AssistantMessageView(Vertical):
         renderable = self._frozen_renderable()
         width = self._long_message_width()
         if width > 0:
-            # The live blocks stay on screen while the frozen form renders in a thread.
             options = self.app.console_options.update_width(width).update(highlight=False)
-            await prerender_off_loop(renderable, options)
-            if not self.is_attached:
-                return
+            if renderable.pending(width):  # (what was streamed is rendered already)
+                # The live blocks stay on screen while the frozen form renders in a thread.
+                await prerender_off_loop(renderable, options)
+                if not self.is_attached:
+                    return
         await self.remove_children()
         self._live = None
         self._frozen = SelectableStatic(renderable, classes="-frozen", source=self.frozen_markup)
@@ -247,6 +317,26 @@ class AssistantMessageView(Vertical):
         at, with the log's scrollbar column reserved (0: short message or unknown width)."""
         if sum(len(t) for _, t in self.blocks) < PRERENDER_CHARS:
             return 0
+        return self._entry_content_width()
+
+    def _segment_width(self) -> int:
+        """The width this message's segments are drawn at. An answer that overflows the log (2,000+
+        characters, or more lines than the log shows below its top) reserves the log's scrollbar column now
+        (see _entry_content_width), so what is rendered is not rendered again when the scrollbar appears; a
+        short one is drawn as wide as the log lets it now, as before (0: unknown)."""
+        chat = self.parent
+        if not isinstance(chat, Widget) or not chat.size.width:
+            return self._entry_content_width()
+        chars = sum(len(t) for _, t in self.blocks)
+        lines = sum(t.count("\n") for _, t in self.blocks) + chars // chat.size.width
+        if chars >= PRERENDER_CHARS or lines >= chat.size.height - self.virtual_region.y:
+            return self._entry_content_width()
+        return max(0, chat.scrollable_content_region.width - self.styles.gutter.width)
+
+    def _entry_content_width(self) -> int:
+        """The width this message's content is laid out at once the log's scrollbar column is reserved
+        (for a long answer, which overflows the log anyway: reserving it now means what is rendered at
+        this width is not rendered again when the scrollbar appears). 0: unknown."""
         chat = self.parent
         reserve = getattr(chat, "reserve_gutter", None)
         entry_width = getattr(chat, "entry_width", None)
@@ -317,24 +407,40 @@ class AssistantMessageView(Vertical):
             parts.append(notice)
         return "\n\n".join(parts)
 
-    def _frozen_renderable(self) -> Any:
+    def _frozen_renderable(self) -> Stacked:
         variables = _variables_of(self)
         items: list[Any] = []
-        for kind, text in self.blocks:
+        for index, (kind, text) in enumerate(self.blocks):
             if not text.strip():
                 continue
-            if kind == "thinking":
-                if self.hide_thinking:
-                    items.append(ThemedText("Thinking...", variables, "pi-thinking-text", "italic"))
-                else:
-                    shown = self._shown(text.strip(), "assistant-thinking")
-                    items.append(ThemedMarkdown(shown, variables, style="pi-thinking-text", italic=True))
+            if kind == "thinking" and self.hide_thinking:
+                items.append(ThemedText("Thinking...", variables, "pi-thinking-text", "italic"))
             else:
-                items.append(ThemedMarkdown(self._shown(text.strip(), "assistant"), variables))
+                items.append(self._block_markdown(index, kind, text))
         notice = self.notice_text()
         if notice:
             items.append(ThemedText(notice, variables, "pi-error"))
         return Stacked(items, variables)
+
+    def _block_markdown(self, index: int, kind: BlockKind, text: str) -> CachedRender:
+        """A block's frozen Markdown. A streamed block is drawn from the segments it was frozen in (already
+        rendered) and its rest, when that draws what rendering the whole block does."""
+        variables = _variables_of(self)
+        thinking = kind == "thinking"
+        style, italic = ("pi-thinking-text", True) if thinking else ("", False)
+        streamed = self._streamed.get(index)
+        if streamed is not None and streamed.kind == kind and self.markdown_transform is None:
+            source = "".join(head for head, _, _ in streamed.pieces)
+            if text.startswith(source) and not has_references(text):
+                parts: list[CachedRender] = [renderable for _, renderable, _ in streamed.pieces]
+                gaps = [gap for _, _, gap in streamed.pieces]
+                rest = text[len(source) :].rstrip()
+                if rest:
+                    parts.append(ThemedMarkdown(rest, variables, style=style, italic=italic))
+                    gaps.append(starts_with_leaf(rest))
+                return JoinedMarkdown(parts, gaps, variables)
+        shown = self._shown(text.strip(), "assistant-thinking" if thinking else "assistant")
+        return ThemedMarkdown(shown, variables, style=style, italic=italic)
 
     def _shown(self, markdown: str, kind: str) -> str:
         return self.markdown_transform(markdown, kind, False) if self.markdown_transform else markdown

@@ -1,5 +1,6 @@
-"""Shared rendering helpers: a theme-aware Rich Markdown renderable, theme-change subscription for
-widgets holding pre-rendered content, and an update throttle."""
+"""Shared rendering helpers: a theme-aware Rich Markdown renderable (cached per width, drawn line by line
+through :class:`CachedVisual`, joinable from pieces), theme-change subscription for widgets holding
+pre-rendered content, and an update throttle."""
 
 from __future__ import annotations
 
@@ -10,16 +11,21 @@ from functools import lru_cache
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.markdown import CodeBlock
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
+from rich.syntax import Syntax
 from rich.text import Text
 from rich.theme import Theme as RichTheme
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.theme import Theme
 from textual.timer import Timer
+from textual.visual import RenderOptions, RichVisual
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownBlock, MarkdownFence
@@ -98,6 +104,16 @@ class CachedRender:
     def build(self, variables: Mapping[str, str]) -> Any:
         raise NotImplementedError
 
+    def size(self) -> int:
+        """Characters of source: what rendering this costs, roughly."""
+        return 0
+
+    def pending(self, width: int) -> int:
+        """Characters still to render for ``width`` (0: the lines are cached for the current colours)."""
+        if width in self._cache and self._cache_version == variables_version(self._get_variables()):
+            return 0
+        return self.size()
+
     def theme(self, variables: Mapping[str, str]) -> RichTheme | None:
         return None
 
@@ -115,6 +131,12 @@ class CachedRender:
                 self._cache.clear()
             self._cache[width] = lines
         return lines
+
+    def cached_lines(self, width: int) -> list[list[Segment]] | None:
+        """The lines at ``width`` if they are rendered for the current colours (None: not yet)."""
+        if self._cache_version != variables_version(self._get_variables()):
+            return None
+        return self._cache.get(width)
 
     def prerender(self, console: Console, options: ConsoleOptions) -> None:
         """Fill the cache for ``options.max_width`` (safe to call from a worker thread: Rich keeps its
@@ -137,12 +159,110 @@ class CachedRender:
             yield from line
 
 
+class CachedVisual(RichVisual):
+    """How a widget draws a :class:`CachedRender`: its height is the number of cached lines, and its lines
+    are built straight from them, one at a time as they are painted (:meth:`line`; ``RichVisual`` renders
+    the renderable again through Rich on every height query and every repaint, then re-splits and re-crops
+    every line of it, on screen or not). A long frozen message is laid out and painted without touching
+    Rich, and only its visible lines are ever built."""
+
+    def __init__(self, widget: Widget, renderable: CachedRender) -> None:
+        super().__init__(widget, renderable)
+        self.cached = renderable
+        self._key: tuple[object, ...] | None = None
+        self._lines: list[list[Segment]] | None = None
+        self._link_style: Style | None = None
+        self._built: dict[int, Strip] = {}
+
+    def _lines_at(self, width: int) -> list[list[Segment]]:
+        lines = self.cached.cached_lines(width)
+        if lines is not None:
+            return lines  # painting asks per line: no console options built for each
+        app = self._widget.app
+        options = app.console_options.update_width(width).update(highlight=False)
+        return self.cached.render_lines(app.console, options)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self._lines_at(width))
+
+    def line(self, y: int, width: int, style: VisualStyle) -> Strip | None:
+        """Line ``y`` as ``render_strips`` draws it (None: past the last line), built once."""
+        lines = self._lines_at(width)
+        key = (width, style.rich_style)  # the link style follows the widget's styles, as this does
+        if key != self._key or lines is not self._lines:
+            widget = self._widget
+            self._link_style = widget.link_style if widget.auto_links else None
+            self._key, self._lines, self._built = key, lines, {}
+        strip = self._built.get(y)
+        if strip is None:
+            if not 0 <= y < len(lines):
+                return None
+            strip = self._built[y] = _strip(lines[y], width, style.rich_style, self._link_style)
+        return strip
+
+    def render_strips(
+        self, width: int, height: int | None, style: VisualStyle, options: RenderOptions
+    ) -> list[Strip]:
+        count = len(self._lines_at(width))
+        count = count if height is None else min(height, count)
+        return [line for y in range(count) if (line := self.line(y, width, style)) is not None]
+
+
+def _strip(line: list[Segment], width: int, base: Style | None, link_style: Style | None) -> Strip:
+    """What RichVisual draws for one rendered line: the widget's base style under each segment, the link
+    style over clickable ones, cropped to the width (minus Rich's re-render and re-split of the line)."""
+    segments: list[Segment] = []
+    for text, seg_style, control in line:
+        if text == "\n" and not control:
+            continue
+        if base:
+            seg_style, control = (base + seg_style if seg_style else base), None
+        if link_style and seg_style is not None and seg_style._meta is not None:
+            if "@click" in seg_style.meta:
+                seg_style = seg_style + link_style
+        segments.append(Segment(text, seg_style, control))
+    strip = Strip(segments)
+    return strip.crop(0, width) if strip.cell_length > width else strip
+
+
 async def prerender_off_loop(renderable: CachedRender, options: ConsoleOptions) -> None:
     """Render ``renderable`` at ``options.max_width`` in a worker thread, so a long message freezes
-    without stalling keys and frames. A private Console per call: Rich's theme stack is shared between
-    threads of one Console, and the app's console keeps drawing meanwhile."""
+    without stalling keys and frames."""
+    await asyncio.to_thread(prerender_detached, renderable, options)
+
+
+def prerender_detached(renderable: CachedRender, options: ConsoleOptions) -> None:
+    """Render ``renderable`` at ``options.max_width`` with a private Console: for worker threads (Rich's
+    theme stack is shared between threads of one Console, and the app's console keeps drawing meanwhile)."""
     console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor", highlight=False)
-    await asyncio.to_thread(renderable.prerender, console, options)
+    renderable.prerender(console, options)
+
+
+@lru_cache(maxsize=64)
+def _lexer(name: str) -> Any:
+    """The Pygments lexer Rich's Syntax would look up for ``name`` (its plain-text one when none matches)."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
+    except ClassNotFound:
+        return get_lexer_by_name("text", stripnl=False, ensurenl=True, tabsize=4)
+
+
+class _CodeBlock(CodeBlock):
+    """Rich's code block, with its lexer looked up once per language: Rich looks it up by name for every
+    block it draws, a scan of every lexer Pygments knows (a sixth of rendering a code-heavy answer)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        yield Syntax(code, _lexer(self.lexer_name), theme=self.theme, word_wrap=True, padding=1)
+
+
+class FastCodeMarkdown(RichMarkdown):
+    """``rich.markdown.Markdown`` drawing code blocks with a cached lexer (the same output)."""
+
+    elements = {**RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
 
 
 class ThemedMarkdown(CachedRender):
@@ -160,13 +280,16 @@ class ThemedMarkdown(CachedRender):
         self._style = style
         self._italic = italic
 
+    def size(self) -> int:
+        return len(self.markup)
+
     def build(self, variables: Mapping[str, str]) -> Any:
         style = Style(italic=True) if self._italic else Style()
         if self._style:
             style += _style(variables, self._style)
         # Fenced code takes the active theme's syntax* colours (Rich accepts a SyntaxTheme object here).
         code_theme: Any = variables_syntax_theme(variables)
-        return RichMarkdown(self.markup, style=style, code_theme=code_theme)
+        return FastCodeMarkdown(self.markup, style=style, code_theme=code_theme)
 
     def theme(self, variables: Mapping[str, str]) -> RichTheme | None:
         return markdown_theme(variables)
@@ -183,6 +306,9 @@ class ThemedText(CachedRender):
         self._var = var
         self._extra = extra
 
+    def size(self) -> int:
+        return len(self.text)
+
     def build(self, variables: Mapping[str, str]) -> Any:
         return Text(self.text, style=_style(variables, self._var, self._extra))
 
@@ -194,10 +320,21 @@ class Stacked(CachedRender):
         super().__init__(get_variables)
         self.parts = parts
 
+    def size(self) -> int:
+        return sum(p.size() for p in self.parts if isinstance(p, CachedRender))
+
+    def pending(self, width: int) -> int:
+        return sum(p.pending(width) for p in self.parts if isinstance(p, CachedRender))
+
     def render_lines(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
         if len(self.parts) == 1 and isinstance(self.parts[0], CachedRender):
             return self.parts[0].render_lines(console, options)  # the usual case: nothing to stack
         return super().render_lines(console, options)
+
+    def cached_lines(self, width: int) -> list[list[Segment]] | None:
+        if len(self.parts) == 1 and isinstance(self.parts[0], CachedRender):
+            return self.parts[0].cached_lines(width)
+        return super().cached_lines(width)
 
     def build(self, variables: Mapping[str, str]) -> Any:
         items: list[Any] = []
@@ -206,6 +343,40 @@ class Stacked(CachedRender):
                 items.append(Text(""))
             items.append(part)
         return Group(*items)
+
+
+class JoinedMarkdown(CachedRender):
+    """Markdown rendered in pieces cut between top-level blocks, drawn one under another: what a streamed
+    answer's frozen segments already hold. ``gaps[i]`` says whether a blank line goes before piece ``i``
+    (Rich draws one before a leaf block, while a piece starting with a list, quote or table draws its own).
+    For cuts made by :func:`widgets.markdown_stream.block_split_point` this draws exactly what rendering
+    the whole text at once draws, without rendering it again."""
+
+    def __init__(
+        self,
+        parts: list[CachedRender],
+        gaps: list[bool],
+        get_variables: Callable[[], Mapping[str, str]],
+    ) -> None:
+        super().__init__(get_variables)
+        self.parts = parts
+        self.gaps = gaps
+
+    def size(self) -> int:
+        return sum(p.size() for p in self.parts)
+
+    def pending(self, width: int) -> int:
+        return sum(p.pending(width) for p in self.parts)
+
+    def _render(
+        self, console: Console, options: ConsoleOptions, variables: Mapping[str, str]
+    ) -> list[list[Segment]]:
+        lines: list[list[Segment]] = []
+        for index, part in enumerate(self.parts):
+            if index and self.gaps[index]:
+                lines.append([Segment.line()])
+            lines.extend(part.render_lines(console, options))
+        return lines
 
 
 def highlight_span(strip: Strip, start: int, end: int, style: Style) -> Strip:
@@ -244,17 +415,38 @@ class SelectableLines:
     its wrapped, padded rendering. Lines stay cached: offsets are memoised per strip by Textual, and
     only lines inside a selection are re-styled."""
 
+    _cached_visual: CachedVisual | None = None
+
     def selection_source(self) -> str | None:
         """Text to copy when the whole widget is selected (None: the drawn text)."""
         return None
+
+    def render(self) -> Any:
+        """A :class:`CachedRender` is drawn through one :class:`CachedVisual` for as long as it is the
+        content (Textual drops its own visual on every layout)."""
+        content = getattr(self, "content", None)
+        if not isinstance(content, CachedRender):
+            return super().render()  # type: ignore[misc]
+        visual = self._cached_visual
+        if visual is None or visual.cached is not content:
+            visual = self._cached_visual = CachedVisual(self, content)  # type: ignore[arg-type]
+        return visual
 
     def _rich_content(self) -> bool:
         return not isinstance(self._render(), Content)  # type: ignore[attr-defined]
 
     def render_line(self, y: int) -> Strip:
-        strip: Strip = super().render_line(y)  # type: ignore[misc]
-        if not self._rich_content():
-            return strip  # Content already carries offsets and draws its selection
+        visual = self._render()  # type: ignore[attr-defined]
+        if isinstance(visual, CachedVisual) and self.styles.content_align == ("left", "top"):  # type: ignore[attr-defined]
+            # Only the lines painted are built (Widget.render_line would build every line of the widget).
+            width = self.size.width  # type: ignore[attr-defined]
+            style = self.visual_style  # type: ignore[attr-defined]
+            line = visual.line(y, width, style)
+            strip = Strip.blank(width, style.rich_style) if line is None else line
+        else:
+            strip = super().render_line(y)  # type: ignore[misc]
+            if isinstance(visual, Content):
+                return strip  # Content already carries offsets and draws its selection
         selection: Selection | None = self.text_selection  # type: ignore[attr-defined]
         if selection is not None and (span := selection.get_span(y)) is not None:
             style = self.screen.get_component_rich_style("screen--selection")  # type: ignore[attr-defined]
