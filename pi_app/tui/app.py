@@ -167,6 +167,7 @@ class PiApp(App[None]):
         recognise_esc_cr()  # Alt+Enter as most terminals send it
         self.unreachable_keys = frozenset[str]() if options.test_mode else unreachable_keys(os.environ)
         self._tree_prebuilt = False  # a big session's /tree model is built once, after the first frame
+        self._markdown_warmed = False
         self.startup_warnings += key_notes(self.unreachable_keys)
 
     def _apply_user_keybindings(self) -> None:
@@ -472,12 +473,18 @@ class PiApp(App[None]):
         """Import the current model's provider module off the UI path (SDK imports cost up to ~1.5 s)."""
         model = self.session.model
         try:
-            if model is not None:
-                from pi_app.ai.stream import get_provider
+            try:
+                if model is not None:
+                    from pi_app.ai.stream import get_provider
 
-                get_provider(model.api)
-        except Exception:  # unknown api or a broken SDK install: the first request will report it
-            pass
+                    get_provider(model.api)
+            except Exception:  # unknown api or a broken SDK install: the first request will report it
+                pass
+            if not self._markdown_warmed:
+                self._markdown_warmed = True
+                from widgets.rendering import warm_markdown
+
+                warm_markdown()  # the first answer's Markdown and code highlighting, first used off the loop
         finally:
             startup_gc.settle()  # startup is over (idempotent: a model switch warms again)
         if not self._tree_prebuilt:
