@@ -810,7 +810,7 @@ class TreeModel:
             j = t.parent[j]
         if j >= 0 and j != idx and all(mid != t.ids[j] for mid, _, _ in marks):
             marks.insert(0, (t.ids[j], self._shown(j), True))
-        return t.depth[idx] + 1, marks
+        return t.depth_of(idx) + 1, marks
 
     def is_user_entry(self, entry_id: str) -> bool:
         idx = self._index.get(entry_id)
