@@ -28,6 +28,8 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import sub
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -300,6 +302,21 @@ class TreeModel:
             out = self._passes_cache[mode] = bytearray(len(self._t))
         return out
 
+    def _judge(self, idxs: list[int]) -> None:
+        """Filter verdicts of many entries at once (a deep tree's spine): facts read in one loop."""
+        verdict = self._verdicts()
+        todo = [i for i in idxs if not verdict[i]]
+        t = self._t
+        t.read_facts_of(todo)
+        if self.filter_mode == "default":  # what _passes decides, without a call per entry
+            hidden, settings, ids, leaf = t.hidden, t.settings, t.ids, self.leaf_id
+            for i in todo:
+                verdict[i] = 1 if settings[i] or (hidden[i] and ids[i] != leaf) else 2
+        else:
+            passes = self._passes
+            for i in todo:
+                verdict[i] = 2 if passes(i) else 1
+
     def _pass(self, i: int) -> bool:
         verdict = self._verdicts()
         v = verdict[i]
@@ -311,9 +328,10 @@ class TreeModel:
         # A deep tree opens in the spine layout with its side branches folded: their entries are not looked
         # at until one is unfolded (the first visible entry of each, for its stub, is).
         lazy = not self.query and not self.folded and self._t.deeper_than(INDENT_CAP)
-        self._visible_pass(lazy)
-        if lazy and not self.spine:  # the spine alone did not nest deep enough: lay out everything
-            self._visible_pass(False)
+        if not (lazy and self._spine_pass()):
+            self._visible_pass(lazy)
+            if lazy and not self.spine:  # the spine alone did not nest deep enough: lay out everything
+                self._visible_pass(False)
         self._laid_out = self._rows_key()
         leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
         self._active_row_node = -1
@@ -383,6 +401,119 @@ class TreeModel:
         self._vparent = vparent
         self._vchildren = vchildren
         self._layout(visible)
+
+    def _spine_pass(self) -> bool:
+        """The lazy spine layout built straight from the active path (a deep tree opening): the spine's entries
+        are judged by the filter and placed in bulk; only fork points and the side branches hanging off them
+        are looked at one by one. Lays out what the general pass would (tests compare the two). False, with
+        nothing laid out, when the spine's visible forks do not nest past INDENT_CAP: the general pass decides.
+        """
+        t = self._t
+        parent, size, ids = t.parent, t.size, t.ids
+        leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
+        if leaf_i is None:
+            return False
+        spine = t.path(leaf_i)
+        self._judge(spine)
+        verdict = self._verdicts()
+        at = [k for k, i in enumerate(spine) if verdict[i] == 2]  # spine positions of the visible entries
+        if not at:
+            return False
+        shown = [spine[k] for k in at]
+        unfolded, pass_ = self.unfolded, self._pass
+        groups: dict[int, list[int]] = {}  # visible spine entry (or -1) -> side rows hanging off it
+        vparent: dict[int, int] = {}
+        vchildren: dict[int, list[int]] = {}
+        stub_kids: dict[int, bool] = {}
+
+        def side(c: int, vp: int) -> None:
+            """The side branch at ``c`` under visible spine entry ``vp``: its first shown entries become stubs
+            (rows of ``vp``), an unfolded one is entered."""
+            near = {parent[c]: vp}
+            i, end = c, c + size[c]
+            while i < end:
+                q = near[parent[i]]
+                if not pass_(i):
+                    near[i] = q
+                    i += 1
+                    continue
+                near[i] = i
+                vparent[i] = q
+                if q != vp:
+                    vchildren.setdefault(q, []).append(i)
+                else:
+                    groups.setdefault(vp, []).append(i)
+                    if size[i] > 1 and ids[i] not in unfolded:
+                        stop = i + size[i]
+                        stub_kids[i] = any(pass_(j) for j in range(i + 1, stop))
+                        i = stop
+                        continue
+                i += 1
+
+        r = 0
+        while r < len(parent):  # other roots hang off the virtual root
+            if r != spine[0]:
+                side(r, -1)
+            r += size[r]
+        # fork points: a spine entry whose subtree holds more than the next one's (the leaf: anything at all)
+        sizes = [*map(size.__getitem__, spine), 0]
+        forks_at = list(compress(range(len(spine)), map((1).__ne__, map(sub, sizes, sizes[1:]))))
+        firsts = [spine[k] + 1 for k in forks_at]
+        self._judge([c for c in firsts if c not in self._path])  # most side branches' first entries
+        last = len(spine) - 1
+        for k in forks_at:
+            p = spine[k]
+            nxt = spine[k + 1] if k < last else -1
+            j = bisect_right(at, k) - 1
+            vp = spine[at[j]] if j >= 0 else -1
+            c, end = p + 1, p + size[p]
+            while c < end:
+                if c != nxt:
+                    side(c, vp)
+                c += size[c]
+        # the classic layout's depth: a level per visible fork along the spine (side rows are single stubs)
+        if sum(len(kids) + (g != shown[-1]) > 1 for g, kids in groups.items()) <= INDENT_CAP:
+            return False
+        self._vparent, self._vchildren, self._stub_kids = vparent, vchildren, stub_kids
+        self.layout_change = (self.layout_change[0] + 1, 0, -1, 0)
+        self.spine = True
+        self._prefix_cache = {}
+        self._side_roots = side_roots = set()
+        self._rparent = rparent = dict(zip(shown, [-1, *shown[:-1]], strict=True))
+        self._rchildren = rchildren = {}
+        rows: list[int] = []
+        prefixes: list[str] = []
+        forks: list[int] = []
+
+        def hang(g: int, kids: list[int]) -> None:
+            side_roots.update(kids)
+            for k, c in enumerate(kids):
+                conn = self._connector(c, g >= 0 and k == len(kids) - 1)
+                if c in stub_kids or not vchildren.get(c):
+                    rparent[c] = g
+                    rows.append(c)
+                    prefixes.append(conn)
+                else:
+                    self._walk([(c, g, 0, (), conn, False)], rows, prefixes, forks)
+
+        top = sorted(groups.pop(-1, ()))
+        hang(-1, top)
+        rchildren[-1] = [*top, shown[0]]
+        done = 0
+        for g in sorted(groups):
+            j = bisect_right(shown, g)
+            rows.extend(shown[done:j])
+            prefixes.extend(repeat("", j - done))
+            done = j
+            forks.append(len(rows) - 1)
+            kids = sorted(groups[g])
+            rchildren[g] = [*kids, shown[j]] if j < len(shown) else kids
+            hang(g, kids)
+        rows.extend(shown[done:])
+        prefixes.extend(repeat("", len(shown) - done))
+        self._visible, self._prefix, self._spine_forks = rows, prefixes, forks
+        self._row_of = dict(zip(rows, range(len(rows)), strict=True))
+        return True
 
     def _materialize(self, s: int) -> None:
         """The visible subtree of side branch ``s``, skipped by the lazy pass, before it is unfolded."""

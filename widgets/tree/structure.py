@@ -10,7 +10,7 @@ Children are not stored: in preorder, the children of ``i`` are ``i + 1``, then 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import compress, repeat
 from operator import add, attrgetter, eq, le, lt
@@ -250,6 +250,25 @@ class TreeShape:
         self.hidden[i] = h
         if r == "system":  # the tool-set log: bookkeeping, like model changes (shown under "all")
             self.settings[i] = True
+
+    def read_facts_of(self, idxs: Iterable[int]) -> None:
+        """:meth:`read_facts` of many entries (a deep tree's spine), in one loop."""
+        read, entries, role, hidden, settings = (
+            self._read,
+            self.entries,
+            self.role,
+            self.hidden,
+            self.settings,
+        )
+        for i in idxs:
+            if read[i]:
+                continue
+            read[i] = 1
+            r, h = message_facts(entries[i])
+            role[i] = r
+            hidden[i] = h
+            if r == "system":
+                settings[i] = True
 
     def role_of(self, i: int) -> str | None:
         if not self._read[i]:
