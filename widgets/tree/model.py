@@ -458,8 +458,9 @@ class TreeModel:
         # fork points: a spine entry whose subtree holds more than the next one's (the leaf: anything at all)
         sizes = [*map(size.__getitem__, spine), 0]
         forks_at = list(compress(range(len(spine)), map((1).__ne__, map(sub, sizes, sizes[1:]))))
-        firsts = [spine[k] + 1 for k in forks_at]
-        self._judge([c for c in firsts if c not in self._path])  # most side branches' first entries
+        firsts = [c for c in (spine[k] + 1 for k in forks_at) if c not in self._path]
+        self._judge([*firsts, *(c + 1 for c in firsts if size[c] > 1)])  # most stubs and what is under them
+        verdict = self._verdicts()
         last = len(spine) - 1
         for k in forks_at:
             p = spine[k]
@@ -468,7 +469,17 @@ class TreeModel:
             vp = spine[at[j]] if j >= 0 else -1
             c, end = p + 1, p + size[p]
             while c < end:
-                if c != nxt:
+                if c == nxt:
+                    pass
+                elif verdict[c] == 2 and size[c] > 1 and ids[c] not in unfolded:  # the usual: one stub
+                    vparent[c] = vp
+                    kids = groups.get(vp)
+                    if kids is None:
+                        groups[vp] = [c]
+                    else:
+                        kids.append(c)
+                    stub_kids[c] = verdict[c + 1] == 2 or any(pass_(i) for i in range(c + 1, c + size[c]))
+                else:
                     side(c, vp)
                 c += size[c]
         # the classic layout's depth: a level per visible fork along the spine (side rows are single stubs)
@@ -485,11 +496,20 @@ class TreeModel:
         prefixes: list[str] = []
         forks: list[int] = []
 
+        stub_conn = {
+            (last, more): f"{'└' if last else '├'}{FOLDED if more else '─'} "
+            for last in (0, 1)
+            for more in (0, 1)
+        }
+
         def hang(g: int, kids: list[int]) -> None:
             side_roots.update(kids)
             for k, c in enumerate(kids):
-                conn = self._connector(c, g >= 0 and k == len(kids) - 1)
-                if c in stub_kids or not vchildren.get(c):
+                last = g >= 0 and k == len(kids) - 1
+                more = stub_kids.get(c)
+                # a stub is folded (never in ``unfolded``): what _connector says, without asking
+                conn = self._connector(c, last) if more is None else stub_conn[last, more]
+                if more is not None or not vchildren.get(c):
                     rparent[c] = g
                     rows.append(c)
                     prefixes.append(conn)
