@@ -643,13 +643,21 @@ class TreeModel:
         )
         if self._is_folded(i):
             self._rchildren.pop(i, None)
+        row_of = self._row_of
+        for gone in rows[r:end]:
+            del row_of[gone]
         rows[r:end] = new_rows
         prefixes[r:end] = new_prefixes
         delta = len(new_rows) - (end - r)
         forks = self._spine_forks
         k = bisect_right(forks, r)
-        forks[k:] = [f + delta for f in forks[k:]]
-        self._row_of = dict(zip(rows, range(len(rows)), strict=True))
+        if delta:
+            forks[k:] = [f + delta for f in forks[k:]]
+            row_of.update(
+                zip(rows[r:], range(r, len(rows)), strict=True)
+            )  # the rows from the splice down moved
+        else:
+            row_of.update(zip(new_rows, range(r, r + len(new_rows)), strict=True))
         self.layout_change = (self.layout_change[0] + 1, r, end, delta)
         self._laid_out = self._rows_key()
         self.selected = self._nearest_row(self._last_selected)

@@ -163,14 +163,18 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         if query or self._search_mode:
             search += f" {query}"
         status = (search, self.model.status_text())
-        if status != self._shown_status:
+        shown = self._shown_status
+        if status != shown:
             self._shown_status = status
-            text = Text("Type to search:")
-            if query or self._search_mode:
-                text.append(f" {query}", style="bold")
-            # Both lines have a fixed size: no layout pass for their new text.
-            self.query_one("#tree-search", Static).update(text, layout=False)
-            self.query_one("#tree-status", Static).update(Text(status[1]), layout=False)
+            # Both lines have a fixed size: no layout pass for their new text. Only a line that changed is
+            # repainted (the frame's update spans every changed line: the search line is at the top).
+            if shown is None or search != shown[0]:
+                text = Text("Type to search:")
+                if query or self._search_mode:
+                    text.append(f" {query}", style="bold")
+                self.query_one("#tree-search", Static).update(text, layout=False)
+            if shown is None or status[1] != shown[1]:
+                self.query_one("#tree-status", Static).update(Text(status[1]), layout=False)
         self._schedule_preview(moved=old_row is not None)
 
     def _schedule_preview(self, moved: bool) -> None:
