@@ -130,11 +130,20 @@ class TreeModel:
         # filter verdicts per mode, filled as entries are looked at: 0 not yet, 1 hidden, 2 shown
         self._passes_cache: dict[str, bytearray] = {}
         self.entry_count = len(entries)
+        # No cyclic GC while the tree's lists and dicts are made; a big model then leaves its reach at once
+        # (settle_heap inside: re-enabled first, the collector would walk everything just made, for nothing).
         with bulk():
-            self._t = TreeShape(entries)
+            self._build(entries, home, selected_id)
+            if self.entry_count >= SETTLE_AT:
+                settle_heap()
+
+    def _build(self, entries: Sequence[Any], home: str | None, selected_id: str | None) -> None:
+        self._t = TreeShape(entries)
         self._index = self._t.index
         self._texts = EntryTexts(self._t, home)
-        self._path: set[int] = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
+        self._spine: list[int] = []  # the active path as a list, root → leaf
+        self._path: set[int] = set()
+        self._set_path()
         self._anchor = self._active_anchor()
         # per-refresh state
         self._visible: list[int] = []
@@ -158,12 +167,16 @@ class TreeModel:
         self.layout_change: tuple[int, int, int, int] = (0, 0, -1, 0)
         self._active_row_node = -1
         self.selected = 0
-        self._last_selected: str | None = selected_id if selected_id is not None else leaf_id
+        self._last_selected: str | None = selected_id if selected_id is not None else self.leaf_id
         self._reveal(selected_id)
-        with bulk():
-            self._refresh()
-        if self.entry_count >= SETTLE_AT:
-            settle_heap()
+        self._refresh()
+
+    def _set_path(self) -> None:
+        """The active path (the spine of a deep tree) for the current leaf; its entries' depths are known."""
+        leaf = self._index.get(self.leaf_id) if self.leaf_id else None
+        self._spine = self._path_indices(leaf)
+        self._path = set(self._spine)
+        self._t.know_depths(self._spine)
 
     @classmethod
     def from_session(cls, session: SessionManager, **kwargs: Any) -> TreeModel:
@@ -214,7 +227,8 @@ class TreeModel:
         self.labels = new_labels
         if leaf_id != self.leaf_id:
             self._passes_cache.clear()  # "hidden unless it is the leaf" depends on the leaf
-            self._path = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
+            self.leaf_id = leaf_id
+            self._set_path()
         self.leaf_id = leaf_id
         self.filter_mode = filter_mode
         self.query = ""
@@ -410,10 +424,9 @@ class TreeModel:
         """
         t = self._t
         parent, size, ids = t.parent, t.size, t.ids
-        leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
-        if leaf_i is None:
+        spine = self._spine
+        if not spine:
             return False
-        spine = t.path(leaf_i)
         self._judge(spine)
         verdict = self._verdicts()
         at = [k for k, i in enumerate(spine) if verdict[i] == 2]  # spine positions of the visible entries

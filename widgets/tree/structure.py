@@ -275,6 +275,12 @@ class TreeShape:
             self.read_facts(i)
         return self.role[i]
 
+    def know_depths(self, path: Sequence[int]) -> None:
+        """Depths along ``path`` (root → entry: the k-th entry is k deep), known without walking up."""
+        if not self._depth:
+            self._depth = [-1] * len(self.parent)
+        any(map(self._depth.__setitem__, path, range(len(path))))  # each store returns None: runs them all
+
     def depth_of(self, i: int) -> int:
         """Ancestors of ``i`` (0 for a root). Found by walking up to an entry whose depth is known, remembering
         the depths on the way: the first ask on a 25,000-deep spine walks it once, later ones near it are cheap."""
