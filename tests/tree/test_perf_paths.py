@@ -178,6 +178,9 @@ def test_opening_a_deep_tree_reads_the_spine_and_stubs_not_the_side_branches():
     # the spine's entries, each stub's first entry and the first one under it (does it have any)
     assert shape.facts_read <= spine + 2 * len(stubs)
     assert shape.facts_read < len(recs) * 0.6
+    # containers made per fork point, not per spine entry: the spine's entries have no child lists of their own
+    assert len(m._rchildren) <= len(m._spine_forks) + 1
+    assert not m._vchildren  # nothing is unfolded: no visible subtree has been entered
     before = shape.facts_read
     stub = m.row(stubs[-1]).id
     size = int(m.row(stubs[-1]).stub.split()[0])
