@@ -20,7 +20,9 @@ labels resets folds, and the selection stays on the same entry or its nearest vi
 
 This module holds the state (selection, filter, search, folds) and the visible tree; the tree's shape is
 ``structure.TreeShape``, entry texts ``texts.EntryTexts``, the row layouts ``layout``, key targets ``navigation``.
-A deep tree opens lazily: folded side branches are not entered (nor their lines read) until unfolded.
+A deep tree opens lazily: folded side branches are not entered (nor their lines read) until unfolded, and the
+spine is laid out in bulk straight from the active path (``_spine_pass``; the general visible pass, which
+handles every state, is what it must match).
 """
 
 from __future__ import annotations
