@@ -89,7 +89,11 @@ def _fields(entries: Sequence[Any]) -> tuple[list[str], list[str], list[Any], li
     if set(map(type, entries)) <= {EntryRecord}:
         ids, kinds, parents, stamps = (list(map(get, entries)) for get in _FIELDS)
         if all(map(str.__instancecheck__, ids)):
-            return ids, [k or "" for k in kinds], parents, [t or "" for t in stamps]
+            if None in kinds:
+                kinds = [k or "" for k in kinds]
+            if None in stamps:
+                stamps = [t or "" for t in stamps]
+            return ids, kinds, parents, stamps
     rows = [tree_fields(e) for e in entries]
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]
 
@@ -230,10 +234,10 @@ class TreeShape:
             shown = self.index.get(_through(skipped, eid))
             if shown is not None:
                 self.index.setdefault(eid, shown)
-        self.settings = [k in SETTINGS_TYPES for k in kind]
+        self.settings = list(map(SETTINGS_TYPES.__contains__, kind))
         self.role = [None] * n
         self.hidden = [False] * n
-        self._read = bytearray(k != "message" for k in kind)
+        self._read = bytearray(map("message".__ne__, kind))
 
     @property
     def facts_read(self) -> int:
