@@ -120,9 +120,9 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
             yield TreeList(self.model, id="tree-list")
             yield PreviewPane(id="tree-preview")
         yield Static(id="tree-status")
-        with Vertical(id="tree-label-box"):
-            yield Static("Label (empty to remove):", id="tree-label-hint")
-            yield Input(id="tree-label-input")
+        yield Vertical(
+            id="tree-label-box"
+        )  # its hint and field are made on first use: not in the first frame
         yield Static(Text(FOOTER_KEYS), id="tree-keys")
 
     def on_mount(self) -> None:
@@ -278,12 +278,16 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
             text = self.model.entry_text(sid)
         self.dismiss(TreeAction(kind, sid, text=text))
 
-    def action_edit_label(self) -> None:
+    async def action_edit_label(self) -> None:
         sid = self.model.selected_id
         if sid is None:
             return
         self._label_target = sid
-        box = self.query_one("#tree-label-box")
+        box = self.query_one("#tree-label-box", Vertical)
+        if not box.children:
+            await box.mount(
+                Static("Label (empty to remove):", id="tree-label-hint"), Input(id="tree-label-input")
+            )
         box.add_class("editing")
         field = self.query_one("#tree-label-input", Input)
         field.value = self.model.labels.get(sid, "")
@@ -308,13 +312,13 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         self.model.set_label(target, label)
         self._sync()
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         if self.editing_label:
             return
         char = event.character
         if event.key == "shift+l" or char == "L":
             event.stop()
-            self.action_edit_label()
+            await self.action_edit_label()
             return
         if not char or not char.isprintable() or len(char) != 1:
             return
