@@ -31,7 +31,7 @@ import weakref
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import sub
+from operator import or_, sub
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -321,13 +321,15 @@ class TreeModel:
     def _judge(self, idxs: list[int]) -> None:
         """Filter verdicts of many entries at once (a deep tree's spine): facts read in one loop."""
         verdict = self._verdicts()
-        todo = [i for i in idxs if not verdict[i]]
+        todo = idxs if not any(verdict) else [i for i in idxs if not verdict[i]]
         t = self._t
         t.read_facts_of(todo)
         if self.filter_mode == "default":  # what _passes decides, without a call per entry
             hidden, settings, ids, leaf = t.hidden, t.settings, t.ids, self.leaf_id
-            for i in todo:
-                verdict[i] = 1 if settings[i] or (hidden[i] and ids[i] != leaf) else 2
+            any(map(verdict.__setitem__, todo, repeat(2)))  # shown, but for the few flagged below
+            flagged = map(or_, map(settings.__getitem__, todo), map(hidden.__getitem__, todo))
+            for i in compress(todo, flagged):
+                verdict[i] = 1 if settings[i] or ids[i] != leaf else 2
         else:
             passes = self._passes
             for i in todo:
@@ -431,10 +433,11 @@ class TreeModel:
             return False
         self._judge(spine)
         verdict = self._verdicts()
-        at = [k for k, i in enumerate(spine) if verdict[i] == 2]  # spine positions of the visible entries
+        seen = list(map((2).__eq__, map(verdict.__getitem__, spine)))
+        at = list(compress(range(len(spine)), seen))  # spine positions of the visible entries
         if not at:
             return False
-        shown = [spine[k] for k in at]
+        shown = list(compress(spine, seen))
         unfolded, pass_ = self.unfolded, self._pass
         groups: dict[int, list[int]] = {}  # visible spine entry (or -1) -> side rows hanging off it
         vparent: dict[int, int] = {}
