@@ -27,6 +27,7 @@ def state(m: TreeModel) -> dict[str, Any]:
         "spine": m.spine,
         "rows": [m.row(r) for r in rows],
         "visible": list(m._visible),
+        "row_of": m._row_of == {i: r for r, i in enumerate(m._visible)},  # kept in step with the rows
         "prefix": list(m._prefix),
         "forks": list(m._spine_forks),
         "side_roots": m._side_roots & set(m._visible),
@@ -60,7 +61,9 @@ def deep_session(rng: random.Random) -> list[dict[str, Any]]:
 
 
 def same(a: TreeModel, b: TreeModel, what: str) -> None:
-    assert state(a) == state(b), what
+    sa = state(a)
+    assert sa["row_of"], what  # the row index follows every splice
+    assert sa == state(b), what
 
 
 @pytest.mark.parametrize("seed", range(16))
