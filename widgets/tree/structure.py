@@ -22,7 +22,7 @@ from pi_app.session.store.record import EntryRecord
 from .entry_text import SETTINGS_TYPES
 from .peek import message_facts, tree_fields
 
-_FIELDS = attrgetter("id", "type", "parent_id", "timestamp")
+_FIELDS = (attrgetter("id"), attrgetter("type"), attrgetter("parent_id"), attrgetter("timestamp"))
 # How pi writes timestamps (``Date.toISOString``): such strings sort as the instants they name.
 _CANONICAL_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
@@ -86,9 +86,8 @@ def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
 
 def _fields(entries: Sequence[Any]) -> tuple[list[str], list[str], list[Any], list[str]]:
     """(ids, types, parent ids, timestamps) in file order; records' fields are read at C speed."""
-    if entries and set(map(type, entries)) <= {EntryRecord}:
-        # one visit per record (they are spread over the heap), then transposed at C speed
-        ids, kinds, parents, stamps = map(list, zip(*map(_FIELDS, entries), strict=True))
+    if set(map(type, entries)) <= {EntryRecord}:
+        ids, kinds, parents, stamps = (list(map(get, entries)) for get in _FIELDS)
         if all(map(str.__instancecheck__, ids)):
             if None in kinds:
                 kinds = [k or "" for k in kinds]
