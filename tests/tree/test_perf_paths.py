@@ -187,3 +187,25 @@ def test_opening_a_deep_tree_reads_the_spine_and_stubs_not_the_side_branches():
     m.unfold(stub)
     assert not m.is_folded(stub)
     assert 0 < shape.facts_read - before <= size
+
+
+async def test_a_closed_browser_lets_its_model_go_before_the_next_big_build_freezes_the_heap():
+    """A closed browser is cyclic garbage until the collector runs, and building a big model freezes what is
+    alive (settle_heap): the closed screen must not be holding its model then, or the tree is kept for good."""
+    import weakref
+
+    from tests.tree.helpers import branchy_session
+
+    entries = branchy_session(6_000, 10)
+    app = HostApp(lambda: TreeBrowserScreen(TreeModel([], None)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        model = TreeModel(entries, entries[-1]["id"])
+        gone = weakref.ref(model)
+        await app.push_screen(TreeBrowserScreen(model))
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        del model
+        TreeModel(entries, entries[-1]["id"])  # the next big build (its heap is frozen)
+        assert gone() is None

@@ -137,6 +137,12 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
     def on_resize(self, _event: events.Resize) -> None:
         self._update_preview()
 
+    def on_unmount(self) -> None:
+        # A closed browser is cyclic garbage (Textual's DOM) until the collector gets to it, and the next big
+        # model build freezes whatever is alive then (settle_heap): holding its model, it would keep a whole
+        # session's tree for good. The model lives on in the per-session cache while it is current.
+        self.model = TreeModel([], None)
+
     def _warm_step(self) -> None:
         if not self.model.warm_search(budget_s=WARM_SLICE_S):
             self.set_timer(0.01, self._warm_step)

@@ -108,6 +108,9 @@ class TreeList(ScrollView, can_focus=True):
     def on_mount(self) -> None:
         self.refresh_rows()
 
+    def on_unmount(self) -> None:
+        self.model = TreeModel([], None)  # see TreeBrowserScreen.on_unmount: a closed list keeps no tree
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
