@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
+from textual.widgets import Static
 
 from tests.tree.helpers import branchy_session
 from tests.tree.host import HostApp
@@ -149,3 +150,28 @@ async def test_lines_kept_around_an_unfolded_stub_match_a_fresh_draw():
             kept = [tl.render_line(y).text for y in range(height)]
             tl._strips.clear()
             assert [tl.render_line(y).text for y in range(height)] == kept
+
+
+async def test_screen_after_unfolding_and_folding_matches_a_full_repaint():
+    """An unfolded stub repaints only what changed (its rows, the scrollbar cells the thumb left or reached,
+    the status line); the screen must read exactly as a full repaint would."""
+    app = deep_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        tl = screen.tree_list
+        for keys in (
+            ["ctrl+left", "down", "right"],
+            ["ctrl+left"],
+            ["up", "up", "up", "ctrl+left", "down", "right"],
+            ["ctrl+left"],
+        ):
+            for key in keys:
+                await pilot.press(key)
+            await pilot.pause()
+            assert str(screen.query_one("#tree-status", Static).content) == tl.model.status_text()
+            drawn = app.export_screenshot()
+            for widget in (tl, tl.vertical_scrollbar, *screen.query("Static")):
+                widget.refresh()
+            await pilot.pause()
+            assert app.export_screenshot() == drawn, keys

@@ -178,9 +178,34 @@ def test_opening_a_deep_tree_reads_the_spine_and_stubs_not_the_side_branches():
     # the spine's entries, each stub's first entry and the first one under it (does it have any)
     assert shape.facts_read <= spine + 2 * len(stubs)
     assert shape.facts_read < len(recs) * 0.6
+    # containers made per fork point, not per spine entry: the spine's entries have no child lists of their own
+    assert len(m._rchildren) <= len(m._spine_forks) + 1
+    assert not m._vchildren  # nothing is unfolded: no visible subtree has been entered
     before = shape.facts_read
     stub = m.row(stubs[-1]).id
     size = int(m.row(stubs[-1]).stub.split()[0])
     m.unfold(stub)
     assert not m.is_folded(stub)
     assert 0 < shape.facts_read - before <= size
+
+
+async def test_a_closed_browser_lets_its_model_go_before_the_next_big_build_freezes_the_heap():
+    """A closed browser is cyclic garbage until the collector runs, and building a big model freezes what is
+    alive (settle_heap): the closed screen must not be holding its model then, or the tree is kept for good."""
+    import weakref
+
+    from tests.tree.helpers import branchy_session
+
+    entries = branchy_session(6_000, 10)
+    app = HostApp(lambda: TreeBrowserScreen(TreeModel([], None)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        model = TreeModel(entries, entries[-1]["id"])
+        gone = weakref.ref(model)
+        await app.push_screen(TreeBrowserScreen(model))
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        del model
+        TreeModel(entries, entries[-1]["id"])  # the next big build (its heap is frozen)
+        assert gone() is None

@@ -20,7 +20,9 @@ labels resets folds, and the selection stays on the same entry or its nearest vi
 
 This module holds the state (selection, filter, search, folds) and the visible tree; the tree's shape is
 ``structure.TreeShape``, entry texts ``texts.EntryTexts``, the row layouts ``layout``, key targets ``navigation``.
-A deep tree opens lazily: folded side branches are not entered (nor their lines read) until unfolded.
+A deep tree opens lazily: folded side branches are not entered (nor their lines read) until unfolded, and the
+spine is laid out in bulk straight from the active path (``_spine_pass``; the general visible pass, which
+handles every state, is what it must match).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import or_, sub
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -128,11 +132,20 @@ class TreeModel:
         # filter verdicts per mode, filled as entries are looked at: 0 not yet, 1 hidden, 2 shown
         self._passes_cache: dict[str, bytearray] = {}
         self.entry_count = len(entries)
+        # No cyclic GC while the tree's lists and dicts are made; a big model then leaves its reach at once
+        # (settle_heap inside: re-enabled first, the collector would walk everything just made, for nothing).
         with bulk():
-            self._t = TreeShape(entries)
+            self._build(entries, home, selected_id)
+            if self.entry_count >= SETTLE_AT:
+                settle_heap()
+
+    def _build(self, entries: Sequence[Any], home: str | None, selected_id: str | None) -> None:
+        self._t = TreeShape(entries)
         self._index = self._t.index
         self._texts = EntryTexts(self._t, home)
-        self._path: set[int] = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
+        self._spine: list[int] = []  # the active path as a list, root → leaf
+        self._path: set[int] = set()
+        self._set_path()
         self._anchor = self._active_anchor()
         # per-refresh state
         self._visible: list[int] = []
@@ -156,12 +169,16 @@ class TreeModel:
         self.layout_change: tuple[int, int, int, int] = (0, 0, -1, 0)
         self._active_row_node = -1
         self.selected = 0
-        self._last_selected: str | None = selected_id if selected_id is not None else leaf_id
+        self._last_selected: str | None = selected_id if selected_id is not None else self.leaf_id
         self._reveal(selected_id)
-        with bulk():
-            self._refresh()
-        if self.entry_count >= SETTLE_AT:
-            settle_heap()
+        self._refresh()
+
+    def _set_path(self) -> None:
+        """The active path (the spine of a deep tree) for the current leaf; its entries' depths are known."""
+        leaf = self._index.get(self.leaf_id) if self.leaf_id else None
+        self._spine = self._path_indices(leaf)
+        self._path = set(self._spine)
+        self._t.know_depths(self._spine)
 
     @classmethod
     def from_session(cls, session: SessionManager, **kwargs: Any) -> TreeModel:
@@ -212,7 +229,8 @@ class TreeModel:
         self.labels = new_labels
         if leaf_id != self.leaf_id:
             self._passes_cache.clear()  # "hidden unless it is the leaf" depends on the leaf
-            self._path = set(self._path_indices(self._index.get(leaf_id) if leaf_id else None))
+            self.leaf_id = leaf_id
+            self._set_path()
         self.leaf_id = leaf_id
         self.filter_mode = filter_mode
         self.query = ""
@@ -300,6 +318,23 @@ class TreeModel:
             out = self._passes_cache[mode] = bytearray(len(self._t))
         return out
 
+    def _judge(self, idxs: list[int]) -> None:
+        """Filter verdicts of many entries at once (a deep tree's spine): facts read in one loop."""
+        verdict = self._verdicts()
+        todo = idxs if not any(verdict) else [i for i in idxs if not verdict[i]]
+        t = self._t
+        t.read_facts_of(todo)
+        if self.filter_mode == "default":  # what _passes decides, without a call per entry
+            hidden, settings, ids, leaf = t.hidden, t.settings, t.ids, self.leaf_id
+            any(map(verdict.__setitem__, todo, repeat(2)))  # shown, but for the few flagged below
+            flagged = map(or_, map(settings.__getitem__, todo), map(hidden.__getitem__, todo))
+            for i in compress(todo, flagged):
+                verdict[i] = 1 if settings[i] or ids[i] != leaf else 2
+        else:
+            passes = self._passes
+            for i in todo:
+                verdict[i] = 2 if passes(i) else 1
+
     def _pass(self, i: int) -> bool:
         verdict = self._verdicts()
         v = verdict[i]
@@ -311,9 +346,10 @@ class TreeModel:
         # A deep tree opens in the spine layout with its side branches folded: their entries are not looked
         # at until one is unfolded (the first visible entry of each, for its stub, is).
         lazy = not self.query and not self.folded and self._t.deeper_than(INDENT_CAP)
-        self._visible_pass(lazy)
-        if lazy and not self.spine:  # the spine alone did not nest deep enough: lay out everything
-            self._visible_pass(False)
+        if not (lazy and self._spine_pass()):
+            self._visible_pass(lazy)
+            if lazy and not self.spine:  # the spine alone did not nest deep enough: lay out everything
+                self._visible_pass(False)
         self._laid_out = self._rows_key()
         leaf_i = self._index.get(self.leaf_id) if self.leaf_id else None
         self._active_row_node = -1
@@ -383,6 +419,139 @@ class TreeModel:
         self._vparent = vparent
         self._vchildren = vchildren
         self._layout(visible)
+
+    def _spine_pass(self) -> bool:
+        """The lazy spine layout built straight from the active path (a deep tree opening): the spine's entries
+        are judged by the filter and placed in bulk; only fork points and the side branches hanging off them
+        are looked at one by one. Lays out what the general pass would (tests compare the two). False, with
+        nothing laid out, when the spine's visible forks do not nest past INDENT_CAP: the general pass decides.
+        """
+        t = self._t
+        parent, size, ids = t.parent, t.size, t.ids
+        spine = self._spine
+        if not spine:
+            return False
+        self._judge(spine)
+        verdict = self._verdicts()
+        seen = list(map((2).__eq__, map(verdict.__getitem__, spine)))
+        at = list(compress(range(len(spine)), seen))  # spine positions of the visible entries
+        if not at:
+            return False
+        shown = list(compress(spine, seen))
+        unfolded, pass_ = self.unfolded, self._pass
+        groups: dict[int, list[int]] = {}  # visible spine entry (or -1) -> side rows hanging off it
+        vparent: dict[int, int] = {}
+        vchildren: dict[int, list[int]] = {}
+        stub_kids: dict[int, bool] = {}
+
+        def side(c: int, vp: int) -> None:
+            """The side branch at ``c`` under visible spine entry ``vp``: its first shown entries become stubs
+            (rows of ``vp``), an unfolded one is entered."""
+            near = {parent[c]: vp}
+            i, end = c, c + size[c]
+            while i < end:
+                q = near[parent[i]]
+                if not pass_(i):
+                    near[i] = q
+                    i += 1
+                    continue
+                near[i] = i
+                vparent[i] = q
+                if q != vp:
+                    vchildren.setdefault(q, []).append(i)
+                else:
+                    groups.setdefault(vp, []).append(i)
+                    if size[i] > 1 and ids[i] not in unfolded:
+                        stop = i + size[i]
+                        stub_kids[i] = any(pass_(j) for j in range(i + 1, stop))
+                        i = stop
+                        continue
+                i += 1
+
+        r = 0
+        while r < len(parent):  # other roots hang off the virtual root
+            if r != spine[0]:
+                side(r, -1)
+            r += size[r]
+        # fork points: a spine entry whose subtree holds more than the next one's (the leaf: anything at all)
+        sizes = [*map(size.__getitem__, spine), 0]
+        forks_at = list(compress(range(len(spine)), map((1).__ne__, map(sub, sizes, sizes[1:]))))
+        firsts = [c for c in (spine[k] + 1 for k in forks_at) if c not in self._path]
+        self._judge([*firsts, *(c + 1 for c in firsts if size[c] > 1)])  # most stubs and what is under them
+        verdict = self._verdicts()
+        last = len(spine) - 1
+        for k in forks_at:
+            p = spine[k]
+            nxt = spine[k + 1] if k < last else -1
+            j = bisect_right(at, k) - 1
+            vp = spine[at[j]] if j >= 0 else -1
+            c, end = p + 1, p + size[p]
+            while c < end:
+                if c == nxt:
+                    pass
+                elif verdict[c] == 2 and size[c] > 1 and ids[c] not in unfolded:  # the usual: one stub
+                    vparent[c] = vp
+                    kids = groups.get(vp)
+                    if kids is None:
+                        groups[vp] = [c]
+                    else:
+                        kids.append(c)
+                    stub_kids[c] = verdict[c + 1] == 2 or any(pass_(i) for i in range(c + 1, c + size[c]))
+                else:
+                    side(c, vp)
+                c += size[c]
+        # the classic layout's depth: a level per visible fork along the spine (side rows are single stubs)
+        if sum(len(kids) + (g != shown[-1]) > 1 for g, kids in groups.items()) <= INDENT_CAP:
+            return False
+        self._vparent, self._vchildren, self._stub_kids = vparent, vchildren, stub_kids
+        self.layout_change = (self.layout_change[0] + 1, 0, -1, 0)
+        self.spine = True
+        self._prefix_cache = {}
+        self._side_roots = side_roots = set()
+        self._rparent = rparent = dict(zip(shown, [-1, *shown[:-1]], strict=True))
+        self._rchildren = rchildren = {}
+        rows: list[int] = []
+        prefixes: list[str] = []
+        forks: list[int] = []
+
+        stub_conn = {
+            (last, more): f"{'└' if last else '├'}{FOLDED if more else '─'} "
+            for last in (0, 1)
+            for more in (0, 1)
+        }
+
+        def hang(g: int, kids: list[int]) -> None:
+            side_roots.update(kids)
+            for k, c in enumerate(kids):
+                last = g >= 0 and k == len(kids) - 1
+                more = stub_kids.get(c)
+                # a stub is folded (never in ``unfolded``): what _connector says, without asking
+                conn = self._connector(c, last) if more is None else stub_conn[last, more]
+                if more is not None or not vchildren.get(c):
+                    rparent[c] = g
+                    rows.append(c)
+                    prefixes.append(conn)
+                else:
+                    self._walk([(c, g, 0, (), conn, False)], rows, prefixes, forks)
+
+        top = sorted(groups.pop(-1, ()))
+        hang(-1, top)
+        rchildren[-1] = [*top, shown[0]]
+        done = 0
+        for g in sorted(groups):
+            j = bisect_right(shown, g)
+            rows.extend(shown[done:j])
+            prefixes.extend(repeat("", j - done))
+            done = j
+            forks.append(len(rows) - 1)
+            kids = sorted(groups[g])
+            rchildren[g] = [*kids, shown[j]] if j < len(shown) else kids
+            hang(g, kids)
+        rows.extend(shown[done:])
+        prefixes.extend(repeat("", len(shown) - done))
+        self._visible, self._prefix, self._spine_forks = rows, prefixes, forks
+        self._row_of = dict(zip(rows, range(len(rows)), strict=True))
+        return True
 
     def _materialize(self, s: int) -> None:
         """The visible subtree of side branch ``s``, skipped by the lazy pass, before it is unfolded."""
@@ -492,13 +661,21 @@ class TreeModel:
         )
         if self._is_folded(i):
             self._rchildren.pop(i, None)
+        row_of = self._row_of
+        for gone in rows[r:end]:
+            del row_of[gone]
         rows[r:end] = new_rows
         prefixes[r:end] = new_prefixes
         delta = len(new_rows) - (end - r)
         forks = self._spine_forks
         k = bisect_right(forks, r)
-        forks[k:] = [f + delta for f in forks[k:]]
-        self._row_of = dict(zip(rows, range(len(rows)), strict=True))
+        if delta:
+            forks[k:] = [f + delta for f in forks[k:]]
+            row_of.update(
+                zip(rows[r:], range(r, len(rows)), strict=True)
+            )  # the rows from the splice down moved
+        else:
+            row_of.update(zip(new_rows, range(r, r + len(new_rows)), strict=True))
         self.layout_change = (self.layout_change[0] + 1, r, end, delta)
         self._laid_out = self._rows_key()
         self.selected = self._nearest_row(self._last_selected)
@@ -810,7 +987,7 @@ class TreeModel:
             j = t.parent[j]
         if j >= 0 and j != idx and all(mid != t.ids[j] for mid, _, _ in marks):
             marks.insert(0, (t.ids[j], self._shown(j), True))
-        return t.depth[idx] + 1, marks
+        return t.depth_of(idx) + 1, marks
 
     def is_user_entry(self, entry_id: str) -> bool:
         idx = self._index.get(entry_id)

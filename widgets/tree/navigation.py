@@ -70,7 +70,7 @@ def segment_start_up(
         vp = vparent[i]
         if vp < 0:
             return row_of[i]
-        if len(vchildren[vp]) > 1 and row_of[i] < selected:
+        if len(vchildren.get(vp, ())) > 1 and row_of[i] < selected:  # a spine entry without forks: none
             return row_of[i]
         i = vp
 

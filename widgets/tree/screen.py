@@ -120,9 +120,9 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
             yield TreeList(self.model, id="tree-list")
             yield PreviewPane(id="tree-preview")
         yield Static(id="tree-status")
-        with Vertical(id="tree-label-box"):
-            yield Static("Label (empty to remove):", id="tree-label-hint")
-            yield Input(id="tree-label-input")
+        yield Vertical(
+            id="tree-label-box"
+        )  # its hint and field are made on first use: not in the first frame
         yield Static(Text(FOOTER_KEYS), id="tree-keys")
 
     def on_mount(self) -> None:
@@ -136,6 +136,12 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
 
     def on_resize(self, _event: events.Resize) -> None:
         self._update_preview()
+
+    def on_unmount(self) -> None:
+        # A closed browser is cyclic garbage (Textual's DOM) until the collector gets to it, and the next big
+        # model build freezes whatever is alive then (settle_heap): holding its model, it would keep a whole
+        # session's tree for good. The model lives on in the per-session cache while it is current.
+        self.model = TreeModel([], None)
 
     def _warm_step(self) -> None:
         if not self.model.warm_search(budget_s=WARM_SLICE_S):
@@ -163,14 +169,18 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         if query or self._search_mode:
             search += f" {query}"
         status = (search, self.model.status_text())
-        if status != self._shown_status:
+        shown = self._shown_status
+        if status != shown:
             self._shown_status = status
-            text = Text("Type to search:")
-            if query or self._search_mode:
-                text.append(f" {query}", style="bold")
-            # Both lines have a fixed size: no layout pass for their new text.
-            self.query_one("#tree-search", Static).update(text, layout=False)
-            self.query_one("#tree-status", Static).update(Text(status[1]), layout=False)
+            # Both lines have a fixed size: no layout pass for their new text. Only a line that changed is
+            # repainted (the frame's update spans every changed line: the search line is at the top).
+            if shown is None or search != shown[0]:
+                text = Text("Type to search:")
+                if query or self._search_mode:
+                    text.append(f" {query}", style="bold")
+                self.query_one("#tree-search", Static).update(text, layout=False)
+            if shown is None or status[1] != shown[1]:
+                self.query_one("#tree-status", Static).update(Text(status[1]), layout=False)
         self._schedule_preview(moved=old_row is not None)
 
     def _schedule_preview(self, moved: bool) -> None:
@@ -274,12 +284,16 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
             text = self.model.entry_text(sid)
         self.dismiss(TreeAction(kind, sid, text=text))
 
-    def action_edit_label(self) -> None:
+    async def action_edit_label(self) -> None:
         sid = self.model.selected_id
         if sid is None:
             return
         self._label_target = sid
-        box = self.query_one("#tree-label-box")
+        box = self.query_one("#tree-label-box", Vertical)
+        if not box.children:
+            await box.mount(
+                Static("Label (empty to remove):", id="tree-label-hint"), Input(id="tree-label-input")
+            )
         box.add_class("editing")
         field = self.query_one("#tree-label-input", Input)
         field.value = self.model.labels.get(sid, "")
@@ -304,13 +318,13 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         self.model.set_label(target, label)
         self._sync()
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         if self.editing_label:
             return
         char = event.character
         if event.key == "shift+l" or char == "L":
             event.stop()
-            self.action_edit_label()
+            await self.action_edit_label()
             return
         if not char or not char.isprintable() or len(char) != 1:
             return

@@ -9,9 +9,11 @@ Children are not stored: in preorder, the children of ``i`` are ``i + 1``, then 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from itertools import repeat
-from operator import attrgetter, eq
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from itertools import compress, repeat
+from operator import add, attrgetter, eq, le, lt
 from typing import Any
 
 from pi_app.session.messages import iso_to_ms
@@ -21,6 +23,56 @@ from .entry_text import SETTINGS_TYPES
 from .peek import message_facts, tree_fields
 
 _FIELDS = (attrgetter("id"), attrgetter("type"), attrgetter("parent_id"), attrgetter("timestamp"))
+# How pi writes timestamps (``Date.toISOString``): such strings sort as the instants they name.
+_CANONICAL_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
+def _oldest_first(stamps: Sequence[str], pairs: list[tuple[int, int]]) -> bool:
+    """True if each pair (a, b) of siblings, a before b in the file, is already in timestamp order: the
+    stable sort by time would keep them. Decided on pi's own timestamp format only (else False)."""
+    if not pairs:
+        return True
+    a = [stamps[x] for x, _ in pairs]
+    b = [stamps[y] for _, y in pairs]
+    for side in (a, b):
+        if not all(map(_CANONICAL_TS.fullmatch, side)):
+            return False
+        try:
+            list(map(datetime.fromisoformat, side))  # a real instant (the sort key of an invalid one is 0)
+        except ValueError:
+            return False
+    return all(map(le, a, b))
+
+
+def _preorder_sizes(up: list[int], stamps: Sequence[str]) -> list[int] | None:
+    """Subtree sizes if the file order already is the tree's preorder with children oldest first (a session
+    only ever appended to, branching from its newest entries, is): then no reordering is needed. Else None.
+
+    Parents must come before their children; then the order is a preorder exactly when every entry's range
+    ``[k, k + size[k])`` lies within its parent's (a subtree's entries all fall in its range, and there are
+    just as many of them as the range holds)."""
+    n = len(up)
+    if not n or not all(map(lt, up, range(n))):
+        return None
+    size = [1] * n
+    for i in range(n - 1, 0, -1):
+        p = up[i]
+        if p >= 0:
+            size[p] += size[i]
+    ends = list(map(add, range(n), size))
+    if not all(map(le, ends, map(ends.__getitem__, up))):  # a root's "parent" is ends[-1] == n
+        return None
+    pairs: list[tuple[int, int]] = []
+    r = 0
+    while ends[r] < n:  # the roots, in file order
+        pairs.append((r, ends[r]))
+        r = ends[r]
+    for p in compress(range(n - 1), map(lt, ends[1:], ends)):  # forks: the first child ends early
+        c, end = p + 1, ends[p]
+        while ends[c] < end:
+            pairs.append((c, ends[c]))
+            c = ends[c]
+    return size if _oldest_first(stamps, pairs) else None
 
 
 def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
@@ -37,7 +89,11 @@ def _fields(entries: Sequence[Any]) -> tuple[list[str], list[str], list[Any], li
     if set(map(type, entries)) <= {EntryRecord}:
         ids, kinds, parents, stamps = (list(map(get, entries)) for get in _FIELDS)
         if all(map(str.__instancecheck__, ids)):
-            return ids, [k or "" for k in kinds], parents, [t or "" for t in stamps]
+            if None in kinds:
+                kinds = [k or "" for k in kinds]
+            if None in stamps:
+                stamps = [t or "" for t in stamps]
+            return ids, kinds, parents, stamps
     rows = [tree_fields(e) for e in entries]
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]
 
@@ -50,7 +106,7 @@ class TreeShape:
         "entries",
         "parent",
         "size",
-        "depth",
+        "_depth",
         "kind",
         "role",
         "settings",
@@ -65,7 +121,7 @@ class TreeShape:
         self.entries: list[Any] = []
         self.parent: list[int] = []  # preorder index of the parent, -1 for roots
         self.size: list[int] = []  # entries in the subtree, itself included
-        self.depth: list[int] = []
+        self._depth: list[int] = []  # filled as asked (depth_of)
         self.kind: list[str] = []
         # Facts filters need, read from a message's line when first asked (``role_of`` and friends): opening
         # a deep session reads the spine's lines, not those inside folded side branches.
@@ -153,6 +209,104 @@ class TreeShape:
             up = [index.get(p, -1) if isinstance(p, str) else -1 for p in parents]
         if any(map(eq, up, range(n))):
             up = [-1 if p == k else p for k, p in enumerate(up)]  # its own parent: a root
+        size = _preorder_sizes(up, stamps)
+        if size is not None:
+            parent = up
+            self.entries = list(entries) if isinstance(keep, range) else [entries[k] for k in keep]
+            self.ids, self.kind = ids, kinds
+            self.index = index
+        else:
+            order, parent = self._preorder(up, stamps)
+            size = [1] * n
+            for i in range(n - 1, 0, -1):
+                p = parent[i]
+                if p >= 0:
+                    size[p] += size[i]
+            self.entries = (
+                [entries[k] for k in order] if isinstance(keep, range) else [entries[keep[k]] for k in order]
+            )
+            self.ids = [ids[k] for k in order]
+            self.kind = [kinds[k] for k in order]
+            self.index = dict(zip(self.ids, range(n), strict=True))
+        kind = self.kind
+        self.parent, self.size = parent, size
+        for eid in skipped:
+            shown = self.index.get(_through(skipped, eid))
+            if shown is not None:
+                self.index.setdefault(eid, shown)
+        self.settings = list(map(SETTINGS_TYPES.__contains__, kind))
+        self.role = [None] * n
+        self.hidden = [False] * n
+        self._read = bytearray(map("message".__ne__, kind))
+
+    @property
+    def facts_read(self) -> int:
+        """How many entries' facts have been read so far (what a lazy open costs)."""
+        return sum(self._read)
+
+    def read_facts(self, i: int) -> None:
+        """Fill role/hidden/settings of entry ``i`` from its line (once)."""
+        if self._read[i]:
+            return
+        self._read[i] = 1
+        r, h = message_facts(self.entries[i])
+        self.role[i] = r
+        self.hidden[i] = h
+        if r == "system":  # the tool-set log: bookkeeping, like model changes (shown under "all")
+            self.settings[i] = True
+
+    def read_facts_of(self, idxs: Iterable[int]) -> None:
+        """:meth:`read_facts` of many entries (a deep tree's spine), in one loop."""
+        read, entries, role, hidden, settings = (
+            self._read,
+            self.entries,
+            self.role,
+            self.hidden,
+            self.settings,
+        )
+        for i in idxs:
+            if read[i]:
+                continue
+            read[i] = 1
+            r, h = message_facts(entries[i])
+            role[i] = r
+            hidden[i] = h
+            if r == "system":
+                settings[i] = True
+
+    def role_of(self, i: int) -> str | None:
+        if not self._read[i]:
+            self.read_facts(i)
+        return self.role[i]
+
+    def know_depths(self, path: Sequence[int]) -> None:
+        """Depths along ``path`` (root → entry: the k-th entry is k deep), known without walking up."""
+        if not self._depth:
+            self._depth = [-1] * len(self.parent)
+        any(map(self._depth.__setitem__, path, range(len(path))))  # each store returns None: runs them all
+
+    def depth_of(self, i: int) -> int:
+        """Ancestors of ``i`` (0 for a root). Found by walking up to an entry whose depth is known, remembering
+        the depths on the way: the first ask on a 25,000-deep spine walks it once, later ones near it are cheap."""
+        depth, parent = self._depth, self.parent
+        if not depth:
+            depth = self._depth = [-1] * len(parent)
+        walk: list[int] = []
+        j = i
+        while j >= 0 and depth[j] < 0:
+            walk.append(j)
+            j = parent[j]
+        d = depth[j] if j >= 0 else -1
+        for k in reversed(walk):
+            d += 1
+            depth[k] = d
+        return depth[i]
+
+    @classmethod
+    def _preorder(cls, up: list[int], stamps: Sequence[str]) -> tuple[list[int], list[int]]:
+        """(file index of each preorder position, parent's preorder position) for any parent links: children
+        oldest first, entries caught in a parent cycle each starting a new root."""
+        n = len(up)
         # children in file order: the first in ``first``, all of them in ``more`` when there are several
         first = [-1] * n
         more: dict[int, list[int]] = {}
@@ -179,54 +333,13 @@ class TreeShape:
             roots.sort(key=ts)
         order: list[int] = []
         parent: list[int] = []
-        depth: list[int] = []
         pre = [-1] * n
-        self._dfs(roots, first, more, pre, order, parent, depth)
+        cls._dfs(roots, first, more, pre, order, parent)
         if len(order) < n:  # entries caught in a parent cycle: each unplaced one starts a new root
             for k in range(n):
                 if pre[k] < 0:
-                    self._dfs([k], first, more, pre, order, parent, depth)
-        size = [1] * n
-        for i in range(n - 1, 0, -1):
-            p = parent[i]
-            if p >= 0:
-                size[p] += size[i]
-        self.entries = (
-            [entries[k] for k in order] if isinstance(keep, range) else [entries[keep[k]] for k in order]
-        )
-        self.ids = [ids[k] for k in order]
-        self.kind = kind = [kinds[k] for k in order]
-        self.parent, self.size, self.depth = parent, size, depth
-        self.index = dict(zip(self.ids, range(n), strict=True))
-        for eid in skipped:
-            shown = self.index.get(_through(skipped, eid))
-            if shown is not None:
-                self.index.setdefault(eid, shown)
-        self.settings = [k in SETTINGS_TYPES for k in kind]
-        self.role = [None] * n
-        self.hidden = [False] * n
-        self._read = bytearray(k != "message" for k in kind)
-
-    @property
-    def facts_read(self) -> int:
-        """How many entries' facts have been read so far (what a lazy open costs)."""
-        return sum(self._read)
-
-    def read_facts(self, i: int) -> None:
-        """Fill role/hidden/settings of entry ``i`` from its line (once)."""
-        if self._read[i]:
-            return
-        self._read[i] = 1
-        r, h = message_facts(self.entries[i])
-        self.role[i] = r
-        self.hidden[i] = h
-        if r == "system":  # the tool-set log: bookkeeping, like model changes (shown under "all")
-            self.settings[i] = True
-
-    def role_of(self, i: int) -> str | None:
-        if not self._read[i]:
-            self.read_facts(i)
-        return self.role[i]
+                    cls._dfs([k], first, more, pre, order, parent)
+        return order, parent
 
     @staticmethod
     def _dfs(
@@ -236,7 +349,6 @@ class TreeShape:
         pre: list[int],
         order: list[int],
         parent: list[int],
-        depth: list[int],
     ) -> None:
         """Preorder over file indices, children oldest first; a chain of only children needs no stack."""
         stack: list[tuple[int, int]] = [(r, -1) for r in reversed(roots)]
@@ -247,7 +359,6 @@ class TreeShape:
                 pre[k] = i
                 order.append(k)
                 parent.append(p)
-                depth.append(depth[p] + 1 if p >= 0 else 0)
                 f = first[k]
                 if f < 0:
                     break

@@ -11,8 +11,9 @@ from typing import ClassVar
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from .entry_text import (
@@ -38,6 +39,21 @@ _TEXT_CLASS = {
     STYLE_META: "tree-list--dim",
     STYLE_CUSTOM: "tree-list--custom",
 }
+
+
+def _thumb(bar: ScrollBar, rows: int) -> list[Segment]:
+    """The vertical scrollbar as drawn for ``rows`` rows (its renderer's own cells, default colours)."""
+    window = bar.window_size if bar.window_size < rows else 0
+    return list(
+        bar.renderer.render_bar(
+            size=bar.size.height,
+            virtual_size=rows,
+            window_size=window,
+            position=bar.position,
+            thickness=bar.thickness,
+            vertical=True,
+        ).segments
+    )
 
 
 class TreeList(ScrollView, can_focus=True):
@@ -91,6 +107,9 @@ class TreeList(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.refresh_rows()
+
+    def on_unmount(self) -> None:
+        self.model = TreeModel([], None)  # see TreeBrowserScreen.on_unmount: a closed list keeps no tree
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -150,10 +169,17 @@ class TreeList(ScrollView, can_focus=True):
             and self.show_vertical_scrollbar
             and size.width == self.virtual_size.width
         ):
-            self.set_reactive(TreeList.virtual_size, size)
             bar = self.vertical_scrollbar
-            bar.window_virtual_size = rows
-            bar.refresh()
+            # A few rows more or less in thousands move the thumb by a cell or two, if at all: only those cells
+            # are repainted (the bar's column spans the list; a frame repaints the box around all changes).
+            old, new = _thumb(bar, self.virtual_size.height), _thumb(bar, rows)
+            self.set_reactive(TreeList.virtual_size, size)
+            bar.set_reactive(ScrollBar.window_virtual_size, rows)
+            changed = [y for y, (a, b) in enumerate(zip(old, new, strict=False)) if a != b]
+            if len(old) != len(new):
+                bar.refresh()
+            elif changed:
+                bar.refresh(Region(0, changed[0], bar.size.width, changed[-1] - changed[0] + 1))
         else:
             self.virtual_size = size
 
