@@ -58,7 +58,7 @@ async def test_opens_on_the_active_leaf_and_keeps_it_readable_at_both_sizes():
             assert tl.model.selected_id == "e9999"
             assert "← active" in drawn_selected(tl)
             assert_selected_readable(tl)
-            for key in ["up"] * 30 + ["ctrl+left", "ctrl+left", "down", "right", "down", "ctrl+right"]:
+            for key in ["up"] * 10 + ["ctrl+left", "ctrl+left", "down", "right", "down", "ctrl+right"]:
                 await pilot.press(key)
                 assert_selected_readable(tl)
             await pilot.press("home")

@@ -195,17 +195,17 @@ async def test_blocks_without_blank_lines_between_them_still_freeze(monkeypatch)
 
     monkeypatch.setattr(messages, "block_split_point", spy)
     text = "# Heading\nA paragraph right under it.\n```python\nx = 1\n```\n" * 60  # no blank lines at all
-    fence = "```python\n" + "value = compute(value)\n" * 400 + "```\n"  # one open block of ~9,000 characters
+    fence = "```python\n" + "value = compute(value)\n" * 200 + "```\n"  # one open block of ~4,600 characters
     log = ChatLog()
     app = PiTestApp([log])
     async with app.run_test(size=(100, 40)) as pilot:
         view = AssistantMessageView()
         await log.add(view)
         largest = 0
-        for source in (text, fence):
+        for source, step in ((text, 50), (fence, 100)):
             looks.clear()
-            for pos in range(0, len(source), 50):
-                await view.append_text(source[pos : pos + 50])
+            for pos in range(0, len(source), step):
+                await view.append_text(source[pos : pos + step])
                 largest = max(largest, len(view._live_text)) if source is text else largest
             if source is text:
                 assert view.query(".-segment")
