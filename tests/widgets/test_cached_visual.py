@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rich.segment import Segment
 from textual.containers import VerticalScroll
 from textual.visual import RichVisual, Visual
@@ -47,15 +48,21 @@ async def test_cached_visual_draws_what_rich_visual_draws() -> None:
             assert [s.cell_length for s in ours] == [s.cell_length for s in theirs]
 
 
-async def test_painted_lines_are_rich_visual_lines_and_built_once_per_width(monkeypatch) -> None:
-    built: list[int] = []
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One item per screen line ``CachedVisual`` builds."""
+    lines: list[int] = []
     original = rendering._strip
 
     def spy(line: list[Segment], *args: Any) -> Any:
-        built.append(1)
+        lines.append(1)
         return original(line, *args)
 
     monkeypatch.setattr(rendering, "_strip", spy)
+    return lines
+
+
+async def test_painted_lines_are_rich_visual_lines_and_built_once_per_width(built: list[int]) -> None:
     widget = SelectableStatic("")
     app = PiTestApp([VerticalScroll(widget)])
     async with app.run_test(size=(80, 30)) as pilot:
@@ -98,15 +105,7 @@ def _options(widget: SelectableStatic):
     return RenderOptions(widget._get_style, widget.styles)
 
 
-async def test_a_long_message_builds_only_the_lines_on_screen(monkeypatch) -> None:
-    built: list[int] = []
-    original = rendering._strip
-
-    def spy(line: list[Segment], *args: Any) -> Any:
-        built.append(1)
-        return original(line, *args)
-
-    monkeypatch.setattr(rendering, "_strip", spy)
+async def test_a_long_message_builds_only_the_lines_on_screen(built: list[int]) -> None:
     widget = SelectableStatic("")
     scroll = VerticalScroll(widget)
     scroll.styles.scrollbar_gutter = "stable"  # one width (no second layout when the scrollbar appears)
