@@ -21,7 +21,7 @@ async def test_wheel_back_down_after_a_live_run_reaches_the_end(project: Path, f
         await wheel(app, pilot, -10)
         assert chat.scroll_y < chat.max_scroll_y and not chat.following
         assert FINAL_LAST_LINE not in drawn.text()
-        await wheel(app, pilot, 60)
+        await wheel(app, pilot, 20)  # twice the notches it went up
         assert chat.following and chat.scroll_y == chat.max_scroll_y
         # The terminal, not only the compositor, shows the last line of the answer above the editor.
         lines = drawn.lines()
