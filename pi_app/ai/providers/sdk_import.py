@@ -44,14 +44,16 @@ class _DeferredBody(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         real = self._real
-        pending = [True]
+        ran = False
         # One thread runs the body; another wanting a name meanwhile waits for it (a lock per package, as
         # the import system has per module, so unrelated bodies never wait on each other).
         lock = threading.RLock()
 
         def __getattr__(name: str) -> object:
+            nonlocal ran
             with lock:
-                if pending and pending.pop():
+                if not ran:
+                    ran = True
                     del module.__dict__["__getattr__"]  # the body may define its own
                     if module.__spec__ is not None:
                         module.__spec__.loader = real
