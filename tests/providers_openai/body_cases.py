@@ -30,6 +30,7 @@ from pi_app.ai.types import (
 )
 
 GOLDEN = Path(__file__).with_name("completions_bodies.json")
+RESPONSES_GOLDEN = Path(__file__).with_name("responses_bodies.json")
 TS = 1_762_766_102_114
 PNG = "iVBORw0KGgo="
 
@@ -152,14 +153,72 @@ def cases() -> list[tuple[str, Model, Context, StreamOptions]]:
     return out
 
 
+def responses_cases() -> list[tuple[str, Model, Context, StreamOptions]]:
+    """The same histories for ``openai-responses`` (signed text, reasoning items, cache keys)."""
+    tool = Tool(name="read", description="Read a file", parameters={"type": "object", "properties": {}})
+    out: list[tuple[str, Model, Context, StreamOptions]] = []
+
+    def model(**kw: Any) -> Model:
+        base = {"id": "gpt-x", "api": "openai-responses", "provider": "openai", "baseUrl": "http://x/v1"}
+        return Model(**{**base, **kw})
+
+    def history(m: Model) -> list[Any]:
+        signed = _assistant(
+            m,
+            [
+                ThinkingContent(
+                    thinking="r", thinkingSignature='{"type":"reasoning","id":"rs_1","summary":[]}'
+                ),
+                ThinkingContent(thinking="bad", thinkingSignature="not json"),
+                TextContent(
+                    text="signed", textSignature='{"v":1,"id":"msg_' + "y" * 70 + '","phase":"final"}'
+                ),
+                ToolCall(id="call_r|fc_1", name="read", arguments={"path": "a"}),
+            ],
+            stop="toolUse",
+        )
+        other = m.model_copy(update={"id": "gpt-other"})
+        return [
+            *_history(m),
+            signed,
+            ToolResultMessage(
+                toolCallId="call_r|fc_1",
+                toolName="read",
+                content=[TextContent(text="img"), ImageContent(data=PNG, mimeType="image/png")],
+            ),
+            _assistant(other, [ToolCall(id="call_o|fc_2", name="ls", arguments={})], stop="toolUse"),
+            ToolResultMessage(toolCallId="call_o|fc_2", toolName="ls", content=[]),
+        ]
+
+    def add(name: str, m: Model, context: Context | None = None, **opts: Any) -> None:
+        ctx = context or Context(systemPrompt="be brief", messages=history(m), tools=[tool])
+        out.append((name, m, ctx, StreamOptions(**opts)))
+
+    add("default", model(), session_id="sess-1")
+    add("images", model(input=["text", "image"]), cache_retention="none", temperature=0.5)
+    add("reasoning", model(reasoning=True), reasoning="high", cache_retention="long")
+    add("gpt-5-off", model(reasoning=True, name="gpt-5-mini"))
+    m = model()
+    add("no-tools", m, Context(messages=history(m)))
+    add("empty", m, Context())
+    return out
+
+
 def old_bodies() -> dict[str, Any]:
     from pi_app.ai.providers.openai_completions import build_completions_params
 
     return {name: build_completions_params(model, ctx, opts) for name, model, ctx, opts in cases()}
 
 
+def old_responses_bodies() -> dict[str, Any]:
+    from pi_app.ai.providers.openai_responses import build_responses_params
+
+    return {name: build_responses_params(model, ctx, opts) for name, model, ctx, opts in responses_cases()}
+
+
 if __name__ == "__main__":
     if "--write" in sys.argv:
-        text = json.dumps(old_bodies(), ensure_ascii=False, indent=1)
-        GOLDEN.write_text(text + "\n", encoding="utf-8", errors="surrogatepass")
-        print(f"wrote {GOLDEN}")
+        for path, bodies in ((GOLDEN, old_bodies()), (RESPONSES_GOLDEN, old_responses_bodies())):
+            text = json.dumps(bodies, ensure_ascii=False, indent=1)
+            path.write_text(text + "\n", encoding="utf-8", errors="surrogatepass")
+            print(f"wrote {path}")

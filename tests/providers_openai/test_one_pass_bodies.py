@@ -1,6 +1,7 @@
-"""The openai-completions body built in one pass (issue 15): message -> wire dict -> encoded bytes, each
-message encoded once, never the transcript held as wire dicts; byte for byte the body the list-based
-builder made (``completions_bodies.json``, recorded from it, covers every message kind and compat flag).
+"""The OpenAI bodies built in one pass (issue 15): message -> wire dict -> encoded bytes, each message
+encoded once, never the transcript held as wire dicts; byte for byte the bodies the list-based builders
+made (``completions_bodies.json`` and ``responses_bodies.json``, recorded from them, cover every message
+kind and the compat flags and options that change the shape).
 """
 
 from __future__ import annotations
@@ -15,17 +16,20 @@ from pi_app.ai.options import StreamOptions, payload_hook_active
 from pi_app.ai.providers import openai_common, openai_completions
 from pi_app.ai.providers.openai_common import EncodedArray, StreamedBody, encode_body
 from pi_app.ai.providers.openai_completions import build_completions_body, build_completions_params
+from pi_app.ai.providers.openai_responses import build_responses_body, build_responses_params
 from pi_app.ai.types import AssistantMessage, Context, TextContent, ToolCall, ToolResultMessage, UserMessage
-from tests.loopback.openai_wire import chat_text_stream
-from tests.providers_openai.body_cases import GOLDEN, cases
+from tests.loopback.openai_wire import ResponsesWire, chat_text_stream
+from tests.providers_openai.body_cases import GOLDEN, RESPONSES_GOLDEN, cases, responses_cases
 from tests.providers_openai.helpers import make_model, run
 
 CASES = cases()
 NAMES = [name for name, *_ in CASES]
+RESPONSES = responses_cases()
+RESPONSES_NAMES = [name for name, *_ in RESPONSES]
 
 
-def _golden_bytes(name: str) -> bytes:
-    golden = json.loads(GOLDEN.read_text(encoding="utf-8"))[name]
+def _golden_bytes(name: str, golden_file: Any = GOLDEN) -> bytes:
+    golden = json.loads(golden_file.read_text(encoding="utf-8"))[name]
     return json.dumps(golden, ensure_ascii=False, separators=(",", ":")).encode()
 
 
@@ -38,6 +42,17 @@ def test_one_pass_body_is_the_list_builders_body(name: str) -> None:
     body = StreamedBody(params)
     assert b"".join(body.pieces) == expected and body.length == len(expected)
     pieces = encode_body(build_completions_params(model, ctx, opts))  # the dict form hooks see: same bytes
+    assert pieces is not None and b"".join(pieces) == expected
+
+
+@pytest.mark.parametrize("name", RESPONSES_NAMES)
+def test_one_pass_responses_body_is_the_list_builders_body(name: str) -> None:
+    _, model, ctx, opts = RESPONSES[RESPONSES_NAMES.index(name)]
+    expected = _golden_bytes(name, RESPONSES_GOLDEN)
+    params = build_responses_body(model, ctx, opts)
+    assert type(params["input"]) is EncodedArray
+    assert b"".join(StreamedBody(params).pieces) == expected
+    pieces = encode_body(build_responses_params(model, ctx, opts))
     assert pieces is not None and b"".join(pieces) == expected
 
 
@@ -165,3 +180,18 @@ def test_extension_payload_chain_is_idle_without_handlers() -> None:
     assert not payload_hook_active(chain_payload(NoHandlers(), None))  # type: ignore[arg-type]
     assert payload_hook_active(chain_payload(PayloadHandler(), None))  # type: ignore[arg-type]
     assert payload_hook_active(chain_payload(NoHandlers(), inner))  # type: ignore[arg-type]
+
+
+async def test_responses_request_with_an_idle_hook_is_the_list_builders(loopback) -> None:
+    _, model, ctx, opts = RESPONSES[RESPONSES_NAMES.index("default")]
+    model = model.model_copy(update={"baseUrl": loopback.url + "/v1"})
+    called: list[bool] = []
+
+    def hook(params: dict[str, Any], _model: Any) -> None:
+        called.append(True)
+
+    hook.wants_payload = lambda: False  # type: ignore[attr-defined]
+    loopback.add(ResponsesWire().message("hello").completed().scripted())
+    _, msg = await run(model, ctx, on_payload=hook, session_id=opts.session_id)
+    assert msg.stopReason == "stop" and called == []
+    assert loopback.requests[0].body == _golden_bytes("default", RESPONSES_GOLDEN)
