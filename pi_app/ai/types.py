@@ -72,7 +72,8 @@ def _intern_names(model: BaseModel, names: Any) -> None:
             if shared is None:
                 _set_names(model, names)
                 return
-            _LAST_NAMES[probe] = shared
+            if len(_LAST_NAMES) < _MAX_SHARED_NAMES:
+                _LAST_NAMES[probe] = shared
         names = shared
     _set_names(model, names)
 
