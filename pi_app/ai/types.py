@@ -32,21 +32,42 @@ class WireModel(BaseModel):
     if not TYPE_CHECKING:  # (hidden from mypy: a visible __setattr__ would make every attribute settable)
 
         def __setattr__(self, name: str, value: Any) -> None:
+            # Shared bookkeeping (see below) becomes this model's own before anything of it changes.
             if type(_get_names(self)) is _SharedNames:
-                _set_names(self, set(_get_names(self)))  # shared (see below): this model's own copy first
+                _set_names(self, set(_get_names(self)))
+            if type(_get_extra(self)) is _SharedEmpty:
+                _set_extra(self, {})
             super().__setattr__(name, value)
 
 
-# pydantic gives every model instance a set of the names of the fields it was given: for a typed message
-# ~45% of its memory (an assistant turn with usage is six models and 2.6 KB of sets), and a resumed
-# 50k-entry session holds 50k messages. So equal sets are one shared object, interned as pydantic stores
-# them (a property in front of its slot: no walk, no extra pass; ~1 µs per model). A model gets its own
-# copy again before any attribute of it is set (WireModel.__setattr__); copies (model_copy, deepcopy,
-# pickle) get their own anyway. Values, equality, dumps and copies are unchanged.
+# pydantic gives every model instance a set of the names of the fields it was given and a dict of its
+# unknown fields (empty almost always): for a typed message ~50% of its memory (an assistant turn with
+# usage is five models and 2.6 KB of sets), and a resumed 50k-entry session holds 50k messages. So equal
+# sets are one shared object and empty extras one shared dict, interned as pydantic stores them (a
+# property in front of its slot: no walk, no extra pass; ~1 µs per model). A model gets its own again
+# before any attribute of it is set (WireModel.__setattr__); copies (model_copy, deepcopy, pickle) get
+# their own anyway. Values, equality, dumps and copies are unchanged. (Nothing may mutate
+# ``model_fields_set`` or ``model_extra`` in place: nothing here does.)
 
 _NAMES_SLOT = BaseModel.__dict__["__pydantic_fields_set__"]
 _get_names = _NAMES_SLOT.__get__
 _set_names = _NAMES_SLOT.__set__
+_EXTRA_SLOT = BaseModel.__dict__["__pydantic_extra__"]
+_get_extra = _EXTRA_SLOT.__get__
+_set_extra = _EXTRA_SLOT.__set__
+
+
+class _SharedEmpty(dict[str, Any]):
+    """The interned empty ``__pydantic_extra__``: never mutated (WireModel.__setattr__ unshares first)."""
+
+    __slots__ = ()
+
+
+_EMPTY_EXTRA = _SharedEmpty()
+
+
+def _intern_extra(model: BaseModel, extra: Any) -> None:
+    _set_extra(model, _EMPTY_EXTRA if type(extra) is dict and not extra else extra)
 
 
 class _SharedNames(set[str]):
@@ -79,6 +100,7 @@ def _intern_names(model: BaseModel, names: Any) -> None:
 
 
 setattr(WireModel, "__pydantic_fields_set__", property(_get_names, _intern_names))  # noqa: B010
+setattr(WireModel, "__pydantic_extra__", property(_get_extra, _intern_extra))  # noqa: B010
 
 
 # ---------------------------------------------------------------- content blocks

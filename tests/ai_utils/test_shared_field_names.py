@@ -1,5 +1,6 @@
-"""Typed messages share their pydantic field-name sets (issue 15: ~45% of a resumed message's memory),
-and sharing is invisible: setting, copying, dumping and comparing behave as with private sets."""
+"""Typed messages share their pydantic field-name sets and empty extras (issue 15: about half of a resumed
+message's memory), and sharing is invisible: setting, copying, dumping and comparing behave as with
+private ones."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ def test_equal_name_sets_are_one_object_across_resumed_messages() -> None:
     pairs = [(a, b), (a.usage, b.usage), (a.usage.cost, b.usage.cost), (a.content[1], b.content[1])]
     for x, y in pairs:
         assert x.model_fields_set is y.model_fields_set
+        assert x.model_extra is y.model_extra and x.model_extra == {}
     assert a.usage.model_fields_set == {"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"}
 
 
@@ -41,6 +43,7 @@ def test_setting_an_attribute_changes_only_that_model() -> None:
     assert "errorMessage" in a.model_fields_set and "errorMessage" not in b.model_fields_set
     assert "custom" in a.model_fields_set and "custom" not in b.model_fields_set
     assert b.usage.cost.total == 0.3 and b.errorMessage is None and b.model_extra == {}
+    assert a.model_extra == {"custom": 1} and _resumed().model_extra == {}
     assert a.model_dump(exclude_unset=True)["errorMessage"] == "boom"
     assert "errorMessage" not in b.model_dump(exclude_unset=True)
     assert _resumed() == b  # a fresh one still equals the untouched one
