@@ -31,3 +31,16 @@ class StreamOptions:
     # Ours: bounded wait for the next byte of a stream, and connect timeout.
     idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S
     connect_timeout_s: float = 30.0
+
+
+def payload_hook_active(hook: Callable[..., Any] | None) -> bool:
+    """Whether ``on_payload`` will look at the request body at all.
+
+    A hook may answer for itself with a ``wants_payload()`` attribute (the extensions' chain has nothing to
+    run while no extension handles ``before_provider_request``); a provider can then build a body no
+    hook sees: encoded as it is built, without ever holding the transcript as plain dicts and lists.
+    """
+    if hook is None:
+        return False
+    probe = getattr(hook, "wants_payload", None)
+    return bool(probe()) if callable(probe) else True

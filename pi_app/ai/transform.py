@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pi_app.ai.types import AssistantMessage, Model, TextContent, ToolCall, ToolResultMessage
@@ -67,49 +67,49 @@ def _synthetic_results(pending: list[ToolCall], seen: set[str]) -> list[ToolResu
 
 
 def transform_messages(
-    messages: list[Any], model: Model, normalize_tool_call_id: NormalizeId | None = None
+    messages: Iterable[Any], model: Model, normalize_tool_call_id: NormalizeId | None = None
 ) -> list[Any]:
-    """Make a transcript safe to send to ``model``.
+    """Make a transcript safe to send to ``model`` (:func:`iter_transformed_messages`, as a list)."""
+    return list(iter_transformed_messages(messages, model, normalize_tool_call_id))
+
+
+def iter_transformed_messages(
+    messages: Iterable[Any], model: Model, normalize_tool_call_id: NormalizeId | None = None
+) -> Iterator[Any]:
+    """Make a transcript safe to send to ``model``, one message at a time (nothing is held but the tool
+    calls still waiting for their results, so a request can stream from a 50k-message history).
 
     Thinking from other models becomes plain text (or is dropped when redacted/empty), Google thought
     signatures are stripped across models, tool-call ids are optionally normalised (and results remapped),
     errored/aborted assistant turns are skipped, and tool calls left without a result get a synthetic
-    error result so every API accepts the history.
+    error result (before the next assistant or user message) so every API accepts the history.
     """
     id_map: dict[str, str] = {}
-    transformed: list[Any] = []
+    pending: list[ToolCall] = []
+    seen: set[str] = set()
     for msg in messages:
         role = msg.role
         if role == "assistant":
-            transformed.append(_transform_assistant(msg, model, normalize_tool_call_id, id_map))
-        elif role == "toolResult" and msg.toolCallId in id_map:
-            transformed.append(msg.model_copy(update={"toolCallId": id_map[msg.toolCallId]}))
-        else:
-            transformed.append(msg)
-
-    result: list[Any] = []
-    pending: list[ToolCall] = []
-    seen: set[str] = set()
-    for msg in transformed:
-        role = msg.role
-        if role == "assistant":
+            # Transformed even when skipped below: its normalised ids still apply to its results.
+            msg = _transform_assistant(msg, model, normalize_tool_call_id, id_map)
             if pending:
-                result.extend(_synthetic_results(pending, seen))
+                yield from _synthetic_results(pending, seen)
                 pending, seen = [], set()
             if msg.stopReason in ("error", "aborted"):
                 continue
             calls = [b for b in msg.content if b.type == "toolCall"]
             if calls:
                 pending, seen = calls, set()
-            result.append(msg)
+            yield msg
         elif role == "toolResult":
+            if msg.toolCallId in id_map:
+                msg = msg.model_copy(update={"toolCallId": id_map[msg.toolCallId]})
             seen.add(msg.toolCallId)
-            result.append(msg)
+            yield msg
         elif role == "user":
             if pending:
-                result.extend(_synthetic_results(pending, seen))
+                yield from _synthetic_results(pending, seen)
                 pending, seen = [], set()
-            result.append(msg)
+            yield msg
         else:
-            result.append(msg)
-    return result
+            yield msg

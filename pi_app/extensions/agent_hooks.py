@@ -16,6 +16,7 @@ from pi_app.agent.types import (
     BeforeToolCallResult,
 )
 from pi_app.ai.abort import AbortSignal
+from pi_app.ai.options import payload_hook_active
 from pi_app.ai.types import Model
 from pi_app.extensions import events as ev
 from pi_app.extensions.registry import Dispatch, get_field
@@ -58,6 +59,11 @@ def chain_payload(
                 payload = result
         return payload
 
+    # Nothing to run (no inner hook, no handler yet): the provider may build a body no hook sees.
+    def wants_payload() -> bool:
+        return payload_hook_active(inner) or dispatch.has_handlers("before_provider_request")
+
+    on_payload.wants_payload = wants_payload  # type: ignore[attr-defined]
     return on_payload
 
 

@@ -11,7 +11,7 @@ import inspect
 import json
 import os
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from pi_app.ai.abort import AbortError, race_abort
@@ -101,19 +101,47 @@ def make_client(model: Model, options: StreamOptions, api_key: str) -> Any:
 _CHUNK = 1 << 20  # bytes per write of a streamed request body
 
 
-def _body_pieces(params: dict[str, Any]) -> Iterator[bytes]:
-    """UTF-8 JSON of ``params``, one piece per top-level value and per item of a list value (the
-    transcript). Same bytes as the SDK's compact, non-ASCII-preserving encoding; NaN and Infinity become
-    null as in JSON.stringify. Raises ValueError (pydantic-core's error) for what cannot be encoded."""
+def encode_json(value: Any) -> bytes:
+    """Compact UTF-8 JSON, non-ASCII kept, as the SDK sends it; NaN and Infinity become null as in
+    JSON.stringify. Raises ValueError (pydantic-core's error) for what cannot be encoded."""
     import pydantic_core
 
-    def enc(value: Any) -> bytes:
-        return pydantic_core.to_json(value, inf_nan_mode="null")
+    return pydantic_core.to_json(value, inf_nan_mode="null")
 
+
+class EncodedArray:
+    """A JSON array whose items are already encoded, one ``bytes`` each.
+
+    The transcript is turned into it one message at a time (typed message -> wire dict -> bytes), so the
+    wire dicts are never all alive at once and each is encoded exactly once. It stands for ``messages``
+    only in a body no payload hook will see (a hook gets plain dicts and lists).
+    """
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: Iterable[bytes]) -> None:
+        self.items: list[bytes] = list(items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def _body_pieces(params: dict[str, Any]) -> Iterator[bytes]:
+    """UTF-8 JSON of ``params``, one piece per top-level value and per item of a list value (the
+    transcript), in :func:`encode_json`'s encoding (the SDK's bytes). Raises ValueError for what cannot
+    be encoded."""
+    enc = encode_json
     yield b"{"
     for i, (key, value) in enumerate(params.items()):
         yield (b',"' if i else b'"') + enc(key)[1:] + b":"
-        if isinstance(value, list) and value:
+        if type(value) is EncodedArray:
+            yield b"["
+            for j, raw in enumerate(value.items):
+                if j:
+                    yield b","
+                yield raw  # the same object: the body does not hold the transcript twice
+            yield b"]"
+        elif isinstance(value, list) and value:
             yield b"["
             for j, item in enumerate(value):
                 yield b"," + enc(item) if j else enc(item)
@@ -132,22 +160,23 @@ def encode_body(params: dict[str, Any]) -> list[bytes] | None:
 
 
 class StreamedBody:
-    """A request body that is never held whole: its length is counted by encoding it once, then it is
-    encoded again, ~1 MB at a time, as it is sent.
+    """A request body sent ~1 MB at a time with its length known up front: encoded once, kept as the
+    pieces it was encoded in (one per message), never joined into one big bytes or str.
 
     The SDK would ``json.dumps`` the whole body to a str and encode that, holding it twice at once (and
     a str of a transcript with one emoji in it costs four bytes per character); for a resumed 50k-entry
-    session that is the largest allocation of the run. Encoding twice costs a few µs per message.
+    session that is the largest allocation of the run. The pieces are compact UTF-8, smaller than the wire
+    dicts they come from; a body whose ``messages`` is an :class:`EncodedArray` costs nothing more here.
     """
 
     def __init__(self, params: dict[str, Any]) -> None:
-        self.params = params
-        self.length = sum(map(len, _body_pieces(params)))  # raises ValueError first, not mid-request
+        self.pieces = list(_body_pieces(params))  # raises ValueError here, not mid-request
+        self.length = sum(map(len, self.pieces))
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         group: list[bytes] = []
         size = 0
-        for piece in _body_pieces(self.params):
+        for piece in self.pieces:
             group.append(piece)
             size += len(piece)
             if size >= _CHUNK:

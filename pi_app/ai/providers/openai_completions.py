@@ -11,18 +11,21 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.json_parse import js_json
 from pi_app.ai.models import provider_thinking_value, supports_thinking_off
-from pi_app.ai.options import StreamOptions
+from pi_app.ai.options import StreamOptions, payload_hook_active
 from pi_app.ai.providers.openai_common import (
+    EncodedArray,
     apply_on_payload,
     close_client,
     default_max_tokens,
+    encode_json,
     error_text,
     iterate_stream,
     make_client,
@@ -32,7 +35,7 @@ from pi_app.ai.providers.openai_common import (
     sanitize,
 )
 from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system, system_text
-from pi_app.ai.transform import transform_messages
+from pi_app.ai.transform import iter_transformed_messages
 from pi_app.ai.types import Context, Model, ToolCall, Usage
 
 # ---------------------------------------------------------------- compat
@@ -171,77 +174,87 @@ def _assistant_message(msg: Any, compat: dict[str, Any]) -> dict[str, Any] | Non
 
 
 def convert_completions_messages(
-    model: Model, system_prompt: str, messages: list[Any], compat: dict[str, Any]
+    model: Model, system_prompt: str, messages: Iterable[Any], compat: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Chat Completions ``messages`` for an already-transformed transcript."""
+    return list(iter_completions_messages(model, system_prompt, messages, compat))
+
+
+_BRIDGE = "I have processed the tool results."
+
+
+def iter_completions_messages(
+    model: Model, system_prompt: str, messages: Iterable[Any], compat: dict[str, Any]
+) -> Iterator[dict[str, Any]]:
+    """Chat Completions ``messages`` for an already-transformed transcript, one at a time: a run of tool
+    results is the only thing looked at as a group (for the images it attaches after it)."""
     system_role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
     accepts_images = "image" in model.input
-    out: list[dict[str, Any]] = []
+    bridge = bool(compat["requiresAssistantAfterToolResult"])
+    name_results = bool(compat["requiresToolResultName"])
     if system_prompt:
-        out.append({"role": system_role, "content": sanitize(system_prompt)})
+        yield {"role": system_role, "content": sanitize(system_prompt)}
     last_role: str | None = None
-    i = 0
-    while i < len(messages):
-        msg = messages[i]
+    in_results = False  # inside a run of tool results
+    images: list[dict[str, Any]] = []  # the run's images, sent after it
+    for msg in messages:
         role = msg.role
-        if (
-            compat["requiresAssistantAfterToolResult"]
-            and last_role == "toolResult"
-            and role in ("user", "system")
-        ):
-            out.append({"role": "assistant", "content": "I have processed the tool results."})
+        if in_results and role != "toolResult":
+            yield from _end_of_results(images, bridge)
+            last_role = "user" if images else "toolResult"
+            in_results, images = False, []
+        if bridge and last_role == "toolResult" and role in ("user", "system"):
+            yield {"role": "assistant", "content": _BRIDGE}
         if role == "system":  # a mid-conversation instruction, kept in place
-            out.append({"role": system_role, "content": sanitize(system_text(msg))})
+            yield {"role": system_role, "content": sanitize(system_text(msg))}
         elif role == "user":
             converted = _user_message(msg, accepts_images)
             if converted is None:
-                i += 1
                 continue
-            out.append(converted)
+            yield converted
         elif role == "assistant":
             converted = _assistant_message(msg, compat)
             if converted is None:
-                i += 1
                 continue
-            out.append(converted)
+            yield converted
         elif role == "toolResult":
-            images: list[dict[str, Any]] = []
-            while i < len(messages) and messages[i].role == "toolResult":
-                res = messages[i]
-                text = "\n".join(b.text for b in res.content if b.type == "text")
-                tool_msg: dict[str, Any] = {
-                    "role": "tool",
-                    "content": sanitize(text or "(see attached image)"),
-                    "tool_call_id": res.toolCallId,
-                }
-                if compat["requiresToolResultName"] and res.toolName:
-                    tool_msg["name"] = res.toolName
-                out.append(tool_msg)
-                if accepts_images:
-                    images.extend(_image_url(b) for b in res.content if b.type == "image")
-                i += 1
-            if images:
-                # Tool messages cannot carry images: attach them in a user message right after.
-                if compat["requiresAssistantAfterToolResult"]:
-                    out.append({"role": "assistant", "content": "I have processed the tool results."})
-                out.append(
-                    {
-                        "role": "user",
-                        "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images],
-                    }
-                )
-                last_role = "user"
-            else:
-                last_role = "toolResult"
+            in_results = True
+            text = "\n".join(b.text for b in msg.content if b.type == "text")
+            tool_msg: dict[str, Any] = {
+                "role": "tool",
+                "content": sanitize(text or "(see attached image)"),
+                "tool_call_id": msg.toolCallId,
+            }
+            if name_results and msg.toolName:
+                tool_msg["name"] = msg.toolName
+            yield tool_msg
+            if accepts_images:
+                images.extend(_image_url(b) for b in msg.content if b.type == "image")
             continue
         last_role = role
-        i += 1
-    return out
+    if in_results:
+        yield from _end_of_results(images, bridge)
+
+
+def _end_of_results(images: list[dict[str, Any]], bridge: bool) -> Iterator[dict[str, Any]]:
+    """Tool messages cannot carry images: a run's images go in a user message right after it."""
+    if not images:
+        return
+    if bridge:
+        yield {"role": "assistant", "content": _BRIDGE}
+    yield {
+        "role": "user",
+        "content": [{"type": "text", "text": "Attached image(s) from tool result:"}, *images],
+    }
+
+
+def _wants_cache_control(model: Model) -> bool:
+    return model.provider == "openrouter" and model.id.startswith("anthropic/")
 
 
 def _add_openrouter_cache_control(model: Model, messages: list[dict[str, Any]]) -> None:
     """Anthropic models behind OpenRouter cache only with an explicit breakpoint on a text part."""
-    if model.provider != "openrouter" or not model.id.startswith("anthropic/"):
+    if not _wants_cache_control(model):
         return
     for msg in reversed(messages):
         if msg["role"] not in ("user", "assistant"):
@@ -259,11 +272,47 @@ def _add_openrouter_cache_control(model: Model, messages: list[dict[str, Any]]) 
 
 def build_completions_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     """The request body (pure): messages, tools, token limit, reasoning and compat-specific fields."""
+    return _build_params(model, context, options, encoded=False)
+
+
+def build_completions_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """:func:`build_completions_params` with ``messages`` as an :class:`EncodedArray`: each message is
+    transformed, converted and encoded in one pass and only its bytes are kept (the same bytes).
+
+    For a body no payload hook sees. Raises ValueError for a message that cannot be encoded.
+    """
+    return _build_params(model, context, options, encoded=True)
+
+
+@dataclass
+class _ToolHistory:
+    seen: bool = False
+
+    def watch(self, messages: Iterable[Any]) -> Iterator[Any]:
+        """Pass ``messages`` through, noting whether any is a tool call or a tool result."""
+        for m in messages:
+            if not self.seen and (
+                m.role == "toolResult"
+                or (m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
+            ):
+                self.seen = True
+            yield m
+
+
+def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:
     compat = resolve_completions_compat(model)
     transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-    messages = transform_messages(transcript.messages, model, _normalize_tool_call_id(model))
-    wire_messages = convert_completions_messages(model, transcript.system_prompt, messages, compat)
-    _add_openrouter_cache_control(model, wire_messages)
+    messages = iter_transformed_messages(transcript.messages, model, _normalize_tool_call_id(model))
+    history = _ToolHistory()
+    if not transcript.tools:
+        messages = history.watch(messages)
+    wire: Iterable[dict[str, Any]] = iter_completions_messages(
+        model, transcript.system_prompt, messages, compat
+    )
+    if _wants_cache_control(model) or not encoded:
+        wire = list(wire)
+        _add_openrouter_cache_control(model, wire)
+    wire_messages = EncodedArray(map(encode_json, wire)) if encoded else wire
 
     params: dict[str, Any] = {"model": model.id, "messages": wire_messages, "stream": True}
     if compat["supportsUsageInStreaming"] is not False:
@@ -285,10 +334,7 @@ def build_completions_params(model: Model, context: Context, options: StreamOpti
                 fn["strict"] = False
             tools.append({"type": "function", "function": fn})
         params["tools"] = tools
-    elif any(
-        m.role == "toolResult" or (m.role == "assistant" and any(b.type == "toolCall" for b in m.content))
-        for m in messages
-    ):
+    elif history.seen:
         params["tools"] = []  # proxies in front of Anthropic require `tools` once the history has tool calls
 
     effort = reasoning_effort(model, options.reasoning)
@@ -492,6 +538,17 @@ class _ChunkReader:
                         block.thoughtSignature = js_json(d)
 
 
+async def _request_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """The body to send: for a payload hook as plain dicts; without one encoded as it is built."""
+    if not payload_hook_active(options.on_payload):
+        try:
+            return build_completions_body(model, context, options)
+        except ValueError:
+            pass  # something pydantic-core cannot encode: plain dicts, which the SDK's way may still send
+    params = build_completions_params(model, context, options)
+    return await apply_on_payload(options, params, model)
+
+
 async def stream_openai_completions(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
@@ -499,8 +556,7 @@ async def stream_openai_completions(
     yield b.start()
     client = None
     try:
-        params = build_completions_params(model, context, options)
-        params = await apply_on_payload(options, params, model)
+        params = await _request_params(model, context, options)
         client = make_client(model, options, resolve_api_key(model, options))
         from openai.types.chat.chat_completion import ChatCompletion
         from openai.types.chat.chat_completion_chunk import ChatCompletionChunk

@@ -11,19 +11,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.json_parse import js_json
 from pi_app.ai.models import provider_thinking_value
-from pi_app.ai.options import StreamOptions
+from pi_app.ai.options import StreamOptions, payload_hook_active
 from pi_app.ai.providers.openai_common import (
+    EncodedArray,
     apply_on_payload,
     cache_retention,
     close_client,
     default_max_tokens,
+    encode_json,
     error_text,
     iterate_stream,
     make_client,
@@ -33,7 +35,7 @@ from pi_app.ai.providers.openai_common import (
     sanitize,
 )
 from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system, system_text
-from pi_app.ai.transform import transform_messages
+from pi_app.ai.transform import iter_transformed_messages
 from pi_app.ai.types import AssistantMessage, Context, Model, Usage
 
 # Providers whose tool-call ids are Responses ids we may rewrite to what the API accepts.
@@ -150,17 +152,25 @@ def _tool_output(msg: Any, accepts_images: bool) -> str | list[dict[str, Any]]:
     return sanitize(text or "(see attached image)")
 
 
-def convert_responses_input(model: Model, system_prompt: str, messages: list[Any]) -> list[dict[str, Any]]:
+def convert_responses_input(
+    model: Model, system_prompt: str, messages: Iterable[Any]
+) -> list[dict[str, Any]]:
     """Responses ``input`` items for an already-transformed transcript."""
+    return list(iter_responses_input(model, system_prompt, messages))
+
+
+def iter_responses_input(
+    model: Model, system_prompt: str, messages: Iterable[Any]
+) -> Iterator[dict[str, Any]]:
+    """Responses ``input`` items for an already-transformed transcript, one message at a time."""
     role = "developer" if model.reasoning else "system"
     accepts_images = "image" in model.input
-    out: list[dict[str, Any]] = []
     if system_prompt:
-        out.append({"role": role, "content": sanitize(system_prompt)})
+        yield {"role": role, "content": sanitize(system_prompt)}
     msg_index = 0
     for msg in messages:
         if msg.role == "system":  # mid-conversation instruction, kept in place
-            out.append({"role": role, "content": sanitize(system_text(msg))})
+            yield {"role": role, "content": sanitize(system_text(msg))}
         elif msg.role == "user":
             if isinstance(msg.content, str):
                 parts = [{"type": "input_text", "text": sanitize(msg.content)}]
@@ -172,29 +182,38 @@ def convert_responses_input(model: Model, system_prompt: str, messages: list[Any
                 ]
             if not parts:
                 continue
-            out.append({"role": "user", "content": parts})
+            yield {"role": "user", "content": parts}
         elif msg.role == "assistant":
             items = _assistant_items(msg, model, msg_index)
             if not items:
                 continue
-            out.extend(items)
+            yield from items
         elif msg.role == "toolResult":
-            out.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": msg.toolCallId.split("|", 1)[0],
-                    "output": _tool_output(msg, accepts_images),
-                }
-            )
+            yield {
+                "type": "function_call_output",
+                "call_id": msg.toolCallId.split("|", 1)[0],
+                "output": _tool_output(msg, accepts_images),
+            }
         msg_index += 1
-    return out
 
 
 def build_responses_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
     """The request body (pure)."""
+    return _build_params(model, context, options, encoded=False)
+
+
+def build_responses_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """:func:`build_responses_params` with ``input`` as an :class:`EncodedArray` built in one pass
+    (transform, convert, encode per message; only the bytes are kept). For a body no payload hook sees.
+    Raises ValueError for an item that cannot be encoded."""
+    return _build_params(model, context, options, encoded=True)
+
+
+def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:
     transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-    messages = transform_messages(transcript.messages, model, _normalizer(model))
-    items = convert_responses_input(model, transcript.system_prompt, messages)
+    messages = iter_transformed_messages(transcript.messages, model, _normalizer(model))
+    wire = iter_responses_input(model, transcript.system_prompt, messages)
+    items = EncodedArray(map(encode_json, wire)) if encoded else list(wire)
     retention = cache_retention(options)
     params: dict[str, Any] = {"model": model.id, "input": items, "stream": True}
     if options.session_id and retention != "none":
@@ -224,8 +243,23 @@ def build_responses_params(model: Model, context: Context, options: StreamOption
         elif (off := provider_thinking_value(model, "off")) is not None:
             params["reasoning"] = {"effort": off}  # thinking off, in the model's own value (e.g. "none")
         elif model.name.startswith("gpt-5"):
-            items.append({"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]})
+            juice = {"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]}
+            if isinstance(items, EncodedArray):
+                items.items.append(encode_json(juice))
+            else:
+                items.append(juice)
     return params
+
+
+async def _request_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """The body to send: for a payload hook as plain dicts; without one encoded as it is built."""
+    if not payload_hook_active(options.on_payload):
+        try:
+            return build_responses_body(model, context, options)
+        except ValueError:
+            pass  # something pydantic-core cannot encode: plain dicts, which the SDK's way may still send
+    params = build_responses_params(model, context, options)
+    return await apply_on_payload(options, params, model)
 
 
 # ---------------------------------------------------------------- response
@@ -352,8 +386,7 @@ async def stream_openai_responses(
     yield b.start()
     client = None
     try:
-        params = build_responses_params(model, context, options)
-        params = await apply_on_payload(options, params, model)
+        params = await _request_params(model, context, options)
         client = make_client(model, options, resolve_api_key(model, options))
         from openai.types.responses.response import Response
         from openai.types.responses.response_stream_event import ResponseStreamEvent

@@ -387,8 +387,10 @@ class SessionManager:
         if cached is not None and cached[0] == leaf_id:
             return cached[1]
         entry = self._by_id.get(leaf_id) if leaf_id is not None else None
-        if cached is not None and entry is not None and cached[1] and entry.parent_id == cached[0]:
-            path = [*cached[1], entry]  # the usual step: one entry appended under the remembered leaf
+        steps = _steps_below(self._by_id, entry, cached[0]) if cached is not None and cached[1] else None
+        if cached is not None and steps is not None:
+            # the usual case: a few entries appended under the remembered leaf (a prompt and its answer)
+            path = [*cached[1], *steps]
         else:
             path = path_to_root(self._by_id, leaf_id)
         self._path_cache = (leaf_id, path)
@@ -497,3 +499,21 @@ class SessionManager:
     @property
     def has_file(self) -> bool:
         return bool(self.session_file) and os.path.exists(self.session_file or "")
+
+
+_MAX_STEPS = 64  # entries appended under a remembered leaf that are walked instead of the whole path
+
+
+def _steps_below(by_id: dict[str, Entry], entry: Entry | None, ancestor: str | None) -> list[Entry] | None:
+    """The entries from just below ``ancestor`` down to ``entry`` when ``entry`` descends from it within a
+    few steps, else None."""
+    steps: list[Entry] = []
+    current = entry
+    while current is not None and len(steps) < _MAX_STEPS:
+        steps.append(current)
+        parent = current.parent_id
+        if parent is not None and parent == ancestor:
+            steps.reverse()
+            return steps
+        current = by_id.get(parent) if parent is not None else None
+    return None
