@@ -539,12 +539,21 @@ class PiApp(App[None]):
             await self._run_prompt(first, images)
         for text in rest:
             await self._run_prompt(text)
-        for text, follow_up, held_images in held or []:
+        held = held or []
+        for i, (text, follow_up, held_images) in enumerate(held):
+            self._show_waiting([waiting for waiting, _, _ in held[i + 1 :]])
             await self._submit(text, follow_up, held_images)
 
     def _show_held(self) -> None:
         if self._held:
-            self.queue_area.set_queues([], [text for text, _, _ in self._held])
+            self._show_waiting([text for text, _, _ in self._held])
+
+    def _show_waiting(self, texts: list[str]) -> None:
+        """Prompts submitted during the start are listed with the queued follow-ups until they are sent."""
+        session = self._session
+        steering = session.get_steering_messages() if session is not None else []
+        follow_up = session.get_follow_up_messages() if session is not None else []
+        self.queue_area.set_queues(steering, [*follow_up, *texts])
 
     async def _resume_at_start(self) -> None:
         from pi_app.tui.session_commands import open_resume
