@@ -189,20 +189,25 @@ async def run_starting_app(args: CliArgs) -> int:
     from pi_app.tui.options import SessionStart
 
     base = _app_options(args)
-    said = io.StringIO()  # what startup writes to stderr while the app owns the screen: written after it
+    # what startup prints (warnings, extensions) while the app owns the screen: written after it ends
+    said, printed = io.StringIO(), io.StringIO()
     launched: list[Launch] = []
 
     def confirm_fork(other_cwd: str) -> bool:  # the question is asked on the terminal, as before
         from textual.app import SuspendNotSupported
 
         try:
-            with app.suspend(), contextlib.redirect_stderr(sys.__stderr__):
+            with (
+                app.suspend(),
+                contextlib.redirect_stderr(sys.__stderr__),
+                contextlib.redirect_stdout(sys.__stdout__),
+            ):
                 return ask_fork_on_terminal(other_cwd)
         except SuspendNotSupported:
             return ask_fork_on_terminal(other_cwd)
 
     async def start() -> SessionStart:
-        with contextlib.redirect_stderr(said):
+        with contextlib.redirect_stderr(said), contextlib.redirect_stdout(printed):
             launch = await prepare(args, interactive=True, confirm_fork=confirm_fork)
         if isinstance(launch, int):  # only --list-models and a non-interactive --resume answer without one
             raise StartupError(f"no session to run the app with (exit code {launch})")
@@ -214,6 +219,7 @@ async def run_starting_app(args: CliArgs) -> int:
     try:
         await app.run_async()
     finally:
+        sys.stdout.write(printed.getvalue())
         sys.stderr.write(said.getvalue())
         if launched and launched[0].extensions is not None:
             await launched[0].extensions.shutdown("quit")

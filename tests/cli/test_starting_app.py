@@ -71,3 +71,20 @@ def test_session_is_built_after_the_first_frame_with_the_command_line(
     assert app.first_frame.model == "loop-model"  # what the footer showed before the session existed
     assert app.session_ready and app.session.model is not None and app.session.model.id == "loop-model"
     assert app.session.session_name == "named"
+
+
+def test_what_startup_printed_comes_out_after_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], headless: list[PiApp]
+) -> None:
+    """stderr belongs to the app's screen while it runs: the warnings startup prints before failing (here a
+    broken models.json, often why a model is not found) are written once the app has ended, in order."""
+    env = make_env(tmp_path)
+    env.agent_dir.mkdir(parents=True, exist_ok=True)
+    (env.agent_dir / "models.json").write_text("{not json", encoding="utf-8")
+    for key, value in env.env().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(env.project)
+    assert asyncio.run(run_mode(parse_args(["--model", "nosuch/model"]), True)) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert "models.json" in lines[0] and len(lines) >= 2
+    assert lines[-1].startswith('Error: Model "nosuch/model" not found')
