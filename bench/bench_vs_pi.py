@@ -2,8 +2,10 @@
 
 Cases: ``--version``; ``--no-session -p hi`` over openai-completions against the loopback server;
 ``--session FILE -p hi`` on a 50,000-entry session (every entry on the active path); the TUI's first frame
-(in a 120x40 pty, until the footer shows the model id) and the TUI resuming a 10,000-entry session (until a
-word of its last message is drawn), timed by bench/pty_frame.py. pi 1.6 is found
+(in a 120x40 pty, until the footer shows the model id; keys typed then must be drawn by the editor, see
+"TUI keys typed at first frame drawn"), the session ready in the TUI (the footer's context figures, drawn
+from the built session) and the TUI resuming a 10,000-entry session (until a word of its last message is
+drawn), timed by bench/pty_frame.py. pi 1.6 is found
 through ``PI16_BIN`` (the ``bin/pi`` that ../shared/tools/install-pi16.sh writes; see
 ../shared/reference/pi-1.6-notes.md) and runs with an isolated HOME; without it only our absolute
 figures are printed.
@@ -41,8 +43,11 @@ TARGETS: dict[str, float | None] = {
     "-p hi over anthropic": None,  # informational: the targets are over openai-completions
     "--session 50k -p hi": 0.5,
     "TUI first frame": 0.5,
+    "TUI keys typed at first frame drawn": None,  # informational: how soon the editor shows them
+    "TUI session ready": None,  # informational: ours draws its first frame before the session exists
     "TUI resume 10k": 0.5,
 }
+TYPED = b"zqxj"  # typed when the first frame is drawn; the editor draws it
 LAST_WORD = "zebrafinish"  # drawn only by the resumed session's last message
 
 
@@ -93,6 +98,13 @@ def main() -> int:
         def tui_first(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
             return _frame(cmd("--no-session", *MODEL_ARGS), e, cwd, b"loop-model")
 
+        def tui_keys(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
+            return _frame(cmd("--no-session", *MODEL_ARGS), e, cwd, b"loop-model", type_after=TYPED)
+
+        def tui_ready(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
+            # "0.0%/128k (auto)": the footer's context figures come from the built session (model, settings)
+            return _frame(cmd("--no-session", *MODEL_ARGS), e, cwd, b"(auto)")
+
         def tui_resume(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
             copy = work / "tui-resume.jsonl"
             shutil.copy(tui_session, copy)
@@ -107,6 +119,8 @@ def main() -> int:
             "-p hi over anthropic": prompt_anthropic,
             "--session 50k -p hi": resume,
             "TUI first frame": tui_first,
+            "TUI keys typed at first frame drawn": tui_keys,
+            "TUI session ready": tui_ready,
             "TUI resume 10k": tui_resume,
         }
         if opts.only:
@@ -135,7 +149,7 @@ def main() -> int:
         for name, res in results.items():
             ours_t = median([r.seconds for r in res["ours"]])
             shown = label if name.startswith("--session") else name
-            line = f"{shown:<22} ours {ours_t:6.2f} s"
+            line = f"{shown:<36} ours {ours_t:6.2f} s"
             if res["pi"]:
                 pi_t = median([r.seconds for r in res["pi"]])
                 ratio = ours_t / pi_t
@@ -147,7 +161,7 @@ def main() -> int:
             if name.startswith("--session"):
                 rss = median([r.max_rss for r in res["ours"]])
                 rss_line = (
-                    f"{'':<22} peak RSS ours {rss / 1e6:5.0f} MB = {rss / size:4.1f}x file (target <= 4x)"
+                    f"{'':<36} peak RSS ours {rss / 1e6:5.0f} MB = {rss / size:4.1f}x file (target <= 4x)"
                 )
                 if res["pi"]:
                     pi_rss = median([r.max_rss for r in res["pi"]])
@@ -167,10 +181,16 @@ def _add_anthropic_provider(models_json: Path, server_url: str) -> None:
     models_json.write_text(json.dumps(config), encoding="utf-8")
 
 
-def _frame(cmd: list[str], env: dict[str, str], cwd: Path, marker: bytes) -> Run:
-    run = time_to_marker(cmd, env, cwd, marker)
+def _frame(
+    cmd: list[str], env: dict[str, str], cwd: Path, marker: bytes, type_after: bytes | None = None
+) -> Run:
+    run = time_to_marker(cmd, env, cwd, marker, type_after=type_after)
     if run.seconds is None:
         return Run(0.0, 0, 0.0, 1, "", f"{marker!r} never drawn ({run.output_bytes} bytes of output)")
+    if type_after is not None:
+        if run.echo_seconds is None:
+            return Run(0.0, 0, 0.0, 1, "", f"typed {type_after!r} never drawn ({run.output_bytes} bytes)")
+        return Run(run.echo_seconds, 0, 0.0, 0, "", "")
     return Run(run.seconds, 0, 0.0, 0, "", "")
 
 

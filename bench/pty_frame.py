@@ -5,6 +5,9 @@ appeared in the stream (a plain word the frame draws without styling inside it: 
 footer, a word of the last message). Both ours and pi 1.6 ask the terminal questions at start (cursor
 position, device attributes, kitty keyboard flags); a real terminal answers them and a program that waits
 for the answer must not be charged for a silent pty, so the common ones are answered here.
+
+With ``type_after``, those keys are typed the moment the marker appears and the clock runs on until the
+program has drawn them (the editor takes keys and shows them): "keys accepted" measured, not assumed.
 """
 
 from __future__ import annotations
@@ -36,12 +39,19 @@ ANSWERS: tuple[tuple[bytes, bytes], ...] = (
 class FrameRun:
     seconds: float | None  # None: the marker never appeared within the timeout
     output_bytes: int
+    echo_seconds: float | None = None  # ``type_after`` drawn (from the start); None: not asked or never
 
 
 def time_to_marker(
-    cmd: list[str], env: dict[str, str], cwd: Path, marker: bytes, timeout: float = 60.0
+    cmd: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    marker: bytes,
+    timeout: float = 60.0,
+    type_after: bytes | None = None,
 ) -> FrameRun:
-    """Start ``cmd`` in a pty and return the time until ``marker`` first appears in its output."""
+    """Start ``cmd`` in a pty and return the time until ``marker`` first appears in its output (and, with
+    ``type_after``, until those keys, typed then, are drawn)."""
     env = {
         **env,
         "TERM": "xterm-256color",
@@ -61,6 +71,8 @@ def time_to_marker(
     seen = b""
     total = 0
     found: float | None = None
+    echoed: float | None = None
+    wanted = marker
     try:
         while time.perf_counter() - started < timeout:
             ready, _, _ = select.select([fd], [], [], 0.05)
@@ -77,9 +89,16 @@ def time_to_marker(
                 if query in chunk:
                     os.write(fd, answer)
             total += len(chunk)
-            if marker in seen:
+            if wanted in seen:
+                if found is not None:
+                    echoed = time.perf_counter() - started
+                    break
                 found = time.perf_counter() - started
-                break
+                if type_after is None:
+                    break
+                os.write(fd, type_after)
+                wanted, seen = type_after, b""
+                continue
             seen = seen[-4096:]  # the tail is kept so a marker split across two reads is still found
     finally:
         with contextlib.suppress(OSError):
@@ -88,4 +107,4 @@ def time_to_marker(
             os.waitpid(pid, 0)
         with contextlib.suppress(OSError):
             os.close(fd)
-    return FrameRun(found, total)
+    return FrameRun(found, total, echoed)

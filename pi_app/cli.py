@@ -20,6 +20,7 @@ from pi_app.cli_help import HELP_TEXT
 
 if TYPE_CHECKING:
     from pi_app.modes.startup import Launch
+    from pi_app.tui.options import TuiOptions
 
 
 def _error(message: str) -> int:
@@ -112,16 +113,26 @@ def main(argv: list[str] | None = None) -> int:
 def _run_session(args: CliArgs, interactive: bool) -> int:
     import asyncio
 
-    from pi_app.tools import bash_logs, process_registry
-
-    process_registry.end_on_fatal_signals(bash_logs.remove_own_logs)
+    if not interactive:  # (the app does this once its session is built: its first frame comes first)
+        _guard_bash_processes()
     try:
         return asyncio.run(run_mode(args, interactive))
     except KeyboardInterrupt:
         return 130
     finally:  # every mode (print, json, rpc, TUI) exits here: end what bash left running, drop its logs
-        process_registry.terminate_all()
-        bash_logs.remove_own_logs()
+        if "pi_app.tools" in sys.modules:  # else no tool ever ran (the app ended before its session)
+            from pi_app.tools import bash_logs, process_registry
+
+            process_registry.terminate_all()
+            bash_logs.remove_own_logs()
+
+
+def _guard_bash_processes() -> None:
+    """A fatal signal ends the processes bash started and removes their logs (importing the tools package
+    costs ~0.1 s: done once a session is about to exist)."""
+    from pi_app.tools import bash_logs, process_registry
+
+    process_registry.end_on_fatal_signals(bash_logs.remove_own_logs)
 
 
 async def run_mode(args: CliArgs, interactive: bool) -> int:
@@ -129,37 +140,99 @@ async def run_mode(args: CliArgs, interactive: bool) -> int:
     from pi_app.modes.startup import StartupError, prepare, run_headless
 
     try:
+        if interactive:
+            return await run_starting_app(args)
         launch = await prepare(args, interactive=interactive)
         if isinstance(launch, int):  # answered without a session (--list-models, --resume listing)
             return launch
-        if interactive:
-            return await run_interactive(launch)
         return await run_headless(launch)
     except StartupError as exc:
         return _error(str(exc))
 
 
-async def run_interactive(launch: Launch) -> int:
-    """The full-screen app on the running loop; startup warnings are shown in its chat."""
-    from pi_app.tui.app import PiApp
+def _app_options(args: CliArgs) -> TuiOptions:
+    """What the command line tells the app before any session exists."""
     from pi_app.tui.options import TuiOptions
 
-    args = launch.args
-    options = TuiOptions(
+    return TuiOptions(
+        resume=args.resume, themes=list(args.themes), no_themes=args.no_themes, theme=args.use_theme
+    )
+
+
+def _launch_options(launch: Launch, base: TuiOptions) -> TuiOptions:
+    """The app's options once the session is built (startup warnings are shown in its chat)."""
+    from dataclasses import replace
+
+    if launch.args.verbose:  # --verbose: the full startup header even when quietStartup is set (never saved)
+        launch.session.settings.apply_overrides({"quietStartup": False})
+    return replace(
+        base,
         initial_message=launch.first,
         initial_images=launch.images,
         initial_messages=list(launch.rest),
-        resume=args.resume,
-        themes=list(args.themes),
-        no_themes=args.no_themes,
         warnings=list(launch.warnings),
-        theme=args.use_theme,
         trust=launch.cfg.trust,
         extensions=launch.extensions,
     )
-    if args.verbose:  # --verbose: the full startup header even when quietStartup is set (never saved)
-        launch.session.settings.apply_overrides({"quietStartup": False})
-    app = PiApp(launch.session, options)
+
+
+async def run_starting_app(args: CliArgs) -> int:
+    """The full-screen app, two-phase: its first frame is drawn at once (editor focused, keys accepted),
+    then the session is built on the same loop (:func:`prepare`) while the app runs. A :class:`StartupError`
+    ends the app and is reported as before it existed: its line on stderr, exit code 1."""
+    import contextlib
+    import io
+
+    from pi_app.modes.startup import StartupError, ask_fork_on_terminal, prepare
+    from pi_app.tui.app import PiApp
+    from pi_app.tui.first_frame import read_first_frame
+    from pi_app.tui.options import SessionStart
+
+    base = _app_options(args)
+    # what startup prints (warnings, extensions) while the app owns the screen: written after it ends
+    said, printed = io.StringIO(), io.StringIO()
+    launched: list[Launch] = []
+
+    def confirm_fork(other_cwd: str) -> bool:  # the question is asked on the terminal, as before
+        from textual.app import SuspendNotSupported
+
+        try:
+            with (
+                app.suspend(),
+                contextlib.redirect_stderr(sys.__stderr__),
+                contextlib.redirect_stdout(sys.__stdout__),
+            ):
+                return ask_fork_on_terminal(other_cwd)
+        except SuspendNotSupported:
+            return ask_fork_on_terminal(other_cwd)
+
+    async def start() -> SessionStart:
+        with contextlib.redirect_stderr(said), contextlib.redirect_stdout(printed):
+            launch = await prepare(args, interactive=True, confirm_fork=confirm_fork)
+        if isinstance(launch, int):  # only --list-models and a non-interactive --resume answer without one
+            raise StartupError(f"no session to run the app with (exit code {launch})")
+        launched.append(launch)
+        _guard_bash_processes()
+        return SessionStart(launch.session, _launch_options(launch, base))
+
+    app = PiApp.starting(start, base, read_first_frame(args.model, verbose=args.verbose))
+    try:
+        await app.run_async()
+    finally:
+        sys.stdout.write(printed.getvalue())
+        sys.stderr.write(said.getvalue())
+        if launched and launched[0].extensions is not None:
+            await launched[0].extensions.shutdown("quit")
+    if app.startup_failure is not None:
+        raise app.startup_failure
+    return app.return_code or 0
+
+
+async def run_interactive(launch: Launch) -> int:
+    """The full-screen app with a session already built (embedding, tests); see :func:`run_starting_app`."""
+    from pi_app.tui.app import PiApp
+
+    app = PiApp(launch.session, _launch_options(launch, _app_options(launch.args)))
     try:
         await app.run_async()
     finally:

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from .tokens import EXPORT_KEYS, TOKENS, is_hex
 
 ColorValue = str | int
@@ -43,17 +41,14 @@ class ThemeSpec:
     builtin: bool = False
 
 
-class ThemeFile(BaseModel):
-    """The JSON shape of a pi theme file. Colour values are checked one by one afterwards, so a single
-    bad value costs only that token, not the file."""
+@dataclass
+class _Shape:
+    """The fields of a theme file once its shape is known to be right (see ``themes.schema``)."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-    schema_: str | None = Field(default=None, alias="$schema")
     name: str
-    vars: dict[str, Any] = Field(default_factory=dict)
-    colors: dict[str, Any] = Field(default_factory=dict)
-    export: dict[str, Any] | None = None
+    vars: dict[str, Any]
+    colors: dict[str, Any]
+    export: dict[str, Any] | None
 
 
 class _ColorError(ValueError):
@@ -93,31 +88,28 @@ def resolve_color(value: Any, variables: dict[str, Any]) -> ColorValue:
 
 
 def parse_theme(
-    data: Any, source: str, base: ThemeSpec | None, fallback_name: str | None = None
+    data: Any,
+    source: str,
+    base: ThemeSpec | None,
+    fallback_name: str | None = None,
+    *,
+    shipped: bool = False,
 ) -> tuple[ThemeSpec | None, list[ThemeWarning]]:
     """Build a ThemeSpec from decoded JSON. `base` supplies values for missing or broken tokens; with
-    base=None (loading pi's dark itself) nothing may be missing."""
+    base=None (loading pi's dark itself) nothing may be missing. ``shipped``: one of this package's own
+    files, whose shape the tests check, so pydantic (~0.1 s to import) is not needed for the first frame;
+    its colours are still checked one by one below."""
     warnings: list[ThemeWarning] = []
     if not isinstance(data, dict):
         return None, [ThemeWarning(source, None, "not a JSON object; skipped")]
     data = dict(data)
-    try:
-        model = ThemeFile.model_validate(data)
-    except ValidationError as exc:
-        # Repair field by field (drop what is broken) rather than losing the theme.
-        for err in exc.errors():
-            key = str(err["loc"][0]) if err["loc"] else "?"
-            if key == "name" and fallback_name:
-                warnings.append(
-                    ThemeWarning(source, None, f'"name" is missing or invalid; using "{fallback_name}"')
-                )
-                data["name"] = fallback_name
-            elif key == "name":
-                return None, [ThemeWarning(source, None, '"name" is missing or invalid; skipped')]
-            else:
-                warnings.append(ThemeWarning(source, None, f'"{key}" {err["msg"].lower()}; ignored'))
-                data.pop(key, None)
-        model = ThemeFile.model_validate(data)
+    if shipped:
+        model = _Shape(data["name"], data.get("vars", {}), data.get("colors", {}), data.get("export"))
+    else:
+        validated = _validated(data, source, fallback_name, warnings)
+        if validated is None:
+            return None, warnings
+        model = validated
 
     def fallback(token: str, why: str) -> ColorValue:
         if base is None:
@@ -148,6 +140,35 @@ def parse_theme(
             warnings.append(ThemeWarning(source, f"export.{key}", f"{exc}; derived instead"))
     spec = ThemeSpec(name=model.name, colors=colors, export=export, vars=dict(model.vars))
     return spec, warnings
+
+
+def _validated(
+    data: dict[str, Any], source: str, fallback_name: str | None, warnings: list[ThemeWarning]
+) -> _Shape | None:
+    """The file's fields through its schema; broken fields are dropped (with a warning) rather than losing
+    the theme. None when it has no usable name."""
+    from pydantic import ValidationError
+
+    from .schema import ThemeFile
+
+    try:
+        model = ThemeFile.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            key = str(err["loc"][0]) if err["loc"] else "?"
+            if key == "name" and fallback_name:
+                warnings.append(
+                    ThemeWarning(source, None, f'"name" is missing or invalid; using "{fallback_name}"')
+                )
+                data["name"] = fallback_name
+            elif key == "name":
+                warnings[:] = [ThemeWarning(source, None, '"name" is missing or invalid; skipped')]
+                return None
+            else:
+                warnings.append(ThemeWarning(source, None, f'"{key}" {err["msg"].lower()}; ignored'))
+                data.pop(key, None)
+        model = ThemeFile.model_validate(data)
+    return _Shape(model.name, model.vars, model.colors, model.export)
 
 
 def load_theme_file(path: Path, base: ThemeSpec | None) -> tuple[ThemeSpec | None, list[ThemeWarning]]:

@@ -37,7 +37,7 @@ _user_specs: dict[str, ThemeSpec] = {}
 def _builtin_spec(name: str) -> ThemeSpec:
     text = resources.files(__package__).joinpath(f"{name}.json").read_text(encoding="utf-8")
     base = None if name == BASE_THEME else _builtin_spec(BASE_THEME)
-    spec, warnings = parse_theme(json.loads(text), f"<builtin {name}>", base)
+    spec, warnings = parse_theme(json.loads(text), f"<builtin {name}>", base, shipped=True)
     if spec is None or warnings or spec.name != name:
         # A shipped theme must be complete and correct: this is a packaging bug, not user input.
         raise RuntimeError(f"built-in theme {name} is broken: {[str(w) for w in warnings]}")

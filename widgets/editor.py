@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -12,10 +12,12 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TextArea
 
-from pi_app.ai.types import ImageContent
 from widgets.completion import CompletionMenu, CompletionProvider
 from widgets.history import History
 from widgets.paste import PasteStore, is_large_paste
+
+if TYPE_CHECKING:  # the app's first frame draws this editor before the ai layer (pydantic) is imported
+    from pi_app.ai.types import ImageContent
 
 THINKING_CLASSES = {
     f"-thinking-{level}" for level in ("off", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -176,7 +178,7 @@ class PromptEditor(TextArea):
     def action_paste(self) -> None:
         """Ctrl+V: an image on the system clipboard is attached (as pi); anything else pastes as text."""
         found = self.image_source() if self.image_source is not None else None
-        if isinstance(found, ImageContent):
+        if found is not None and not isinstance(found, str):
             self.attach_image(found)
             return
         if isinstance(found, str):  # an image that could not be used: say why rather than paste nothing

@@ -132,6 +132,8 @@ class FooterData:
     thinking_level: str = "off"
     provider_count: int = 1
     extension_statuses: dict[str, str] = field(default_factory=dict)
+    # The session is still being built (the app's first frame): no numbers yet, the model as asked for.
+    pending: bool = False
 
 
 def _sanitize_status(text: str) -> str:
@@ -157,6 +159,12 @@ def format_footer(data: FooterData, width: int) -> list[Content]:
         pwd = f"{pwd} ({data.git_branch})"
     if data.session_name:
         pwd = f"{pwd} • {data.session_name}"
+
+    if data.pending:
+        pwd_line = Content(truncate_to_width(pwd, width))
+        right = truncate_to_width(data.model_id or "loading…", width, "")
+        stats = " " * max(0, width - cell_len(right)) + right
+        return [pwd_line.stylize("$pi-dim", 0, len(pwd_line.plain)), Content(stats).stylize("$pi-dim")]
 
     parts: list[str] = []
     if data.input_tokens:

@@ -53,6 +53,10 @@ class InfoNotice(Notice):
     KIND = "info"
 
 
+class StatusNotice(InfoNotice):
+    """A status line; a new status replaces the previous one when nothing came in between (as pi does)."""
+
+
 class _Summary(SelectableLines, Static):
     """``[label]`` then a one-line summary; expanded shows the markdown body. Selectable with the
     mouse; selecting all of it copies :attr:`plain`."""

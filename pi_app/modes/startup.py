@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,7 +105,7 @@ def resolve_session_arg(arg: str, cwd: str, session_dir: str | None) -> tuple[st
     raise StartupError(f"No session found matching '{arg}'")
 
 
-def _confirm_fork(other_cwd: str) -> bool:
+def ask_fork_on_terminal(other_cwd: str) -> bool:
     """Ask on a terminal (as pi does); without one, fork (the caller says so on stderr)."""
     print(f"Session found in different project: {other_cwd}", file=sys.stderr)
     if not sys.stdin.isatty():
@@ -114,8 +115,12 @@ def _confirm_fork(other_cwd: str) -> bool:
     return answer in ("y", "yes")
 
 
-def create_session_manager(args: CliArgs, cfg: Config) -> SessionManager | None:
-    """The SessionManager the flags ask for, or None for a new session in the default place."""
+def create_session_manager(
+    args: CliArgs, cfg: Config, confirm_fork: Callable[[str], bool] = ask_fork_on_terminal
+) -> SessionManager | None:
+    """The SessionManager the flags ask for, or None for a new session in the default place.
+    ``confirm_fork`` asks whether another project's session may be forked here (the interactive app
+    hands the terminal over for it)."""
     from pi_app.session.store import SessionFileError, SessionManager
 
     session_dir = effective_session_dir(args, cfg.settings)
@@ -132,7 +137,7 @@ def create_session_manager(args: CliArgs, cfg: Config) -> SessionManager | None:
         if args.session:
             path, other_cwd = resolve_session_arg(args.session, cfg.cwd, session_dir)
             if other_cwd is not None and os.path.realpath(other_cwd) != os.path.realpath(cfg.cwd):
-                if not _confirm_fork(other_cwd):
+                if not confirm_fork(other_cwd):
                     raise StartupError("Aborted.")
                 return SessionManager.fork_from(path, cfg.cwd, session_dir)
             return SessionManager.open(path, session_dir)
@@ -269,7 +274,9 @@ class Launch:
         return self.args.mode or "text"
 
 
-async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
+async def prepare(
+    args: CliArgs, *, interactive: bool, confirm_fork: Callable[[str], bool] = ask_fork_on_terminal
+) -> Launch | int:
     """Everything after argument parsing up to a built session (config, session file, AgentSession).
 
     Returns the exit code when the command is answered without a session (``--list-models``,
@@ -307,7 +314,7 @@ async def prepare(args: CliArgs, *, interactive: bool) -> Launch | int:
         print("Resume one with: pi --session <id> (or -c for the most recent)", file=sys.stderr)
         return 0
 
-    manager = create_session_manager(args, cfg)
+    manager = create_session_manager(args, cfg, confirm_fork)
     try:
         session = await create_session(args, cfg, manager)
     except StartupError:

@@ -3,58 +3,63 @@
 The agent runs on the app's own event loop (``session.prompt`` is awaited in a Textual worker); the
 session's events reach the :class:`Conversation` (and, as Messages, the app) through :class:`EventBridge`.
 Keys follow pi (spec §7.2).
+
+Two ways to start: ``PiApp(session, options)`` with a ready session, or ``PiApp.starting(starter, ...)``
+(the ``pi`` command): the first frame (header, editor, footer) is drawn before the session exists, then
+the starter builds it (phase 2) while keys already go to the editor; both continue in
+:meth:`PiApp._session_ready`. So this module imports, at module level, only what the first frame needs:
+the chat, the event pump, the ai/session layers and pydantic are imported when the session is attached.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from textual import events, on, work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
 import themes
-from pi_app.ai.text import text_of
-from pi_app.ai.types import ImageContent, UserMessage
 from pi_app.modes import startup_gc
-from pi_app.session.results import Cancelled
-from pi_app.tools.file_index import FileIndex
-from pi_app.tui.bridge import EventBridge
 from pi_app.tui.clipboard import Clipboard, SystemClipboard
-from pi_app.tui.commands import completion_commands, find_command, run_command, split_command
 from pi_app.tui.dialogs import Dialogs
-from pi_app.tui.footer_data import footer_data, git_branch
-from pi_app.tui.header import StartupHeader, header_from_session
+from pi_app.tui.first_frame import FirstFrame, StartingChat
+from pi_app.tui.footer_data import git_branch
 from pi_app.tui.key_actions import TRANSCRIPT_BINDINGS, KeyActions
 from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
-from pi_app.tui.options import TuiOptions
-from pi_app.tui.screens.settings import ThemeSelectScreen
-from pi_app.tui.selection import MessageSelection
+from pi_app.tui.options import SessionStarter, TuiOptions
 from pi_app.tui.terminal_keys import key_notes, recognise_esc_cr, unreachable_keys
-from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, setup_themes
-from widgets.chat_log import ChatLog
+from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, first_theme, setup_themes
 from widgets.completion import CompletionMenu, DefaultCompletionProvider
-from widgets.conversation import Conversation
 from widgets.editor import PromptEditor
 from widgets.extension_slots import ExtensionStatus, ExtensionWidgetArea
 from widgets.footer import PiFooter
-from widgets.history import History
-from widgets.no_model import NoModelPanel
-from widgets.notices import ErrorNotice, InfoNotice, Notice
+from widgets.footer_format import FooterData
 from widgets.queue_area import QueueArea
 from widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from pi_app.ai.types import ImageContent
     from pi_app.extensions.runner import ExtensionError
     from pi_app.session.agent_session import AgentSession
+    from pi_app.tools.file_index import FileIndex
+    from pi_app.tui.bridge import EventBridge
     from pi_app.tui.extension_ui import BoundShortcut
+    from pi_app.tui.header import StartupHeader
+    from pi_app.tui.screens.settings import ThemeSelectScreen
+    from pi_app.tui.selection import MessageSelection
+    from widgets.chat_log import ChatLog
+    from widgets.conversation import Conversation
+    from widgets.no_model import NoModelPanel
+    from widgets.notices import StatusNotice
 
-
-class StatusNotice(InfoNotice):
-    """A status line; a new status replaces the previous one when nothing came in between (as pi does)."""
+# The app's own actions that work before the session exists; the others wait for it (their keys go to
+# the editor meanwhile).
+STARTING_ACTIONS = frozenset({"clear", "exit_empty", "suspend"})
 
 
 class PiApp(App[None]):
@@ -118,17 +123,32 @@ class PiApp(App[None]):
         *TRANSCRIPT_BINDINGS,
     ]
 
-    def __init__(self, session: AgentSession, options: TuiOptions | None = None) -> None:
+    chat: Conversation
+    bridge: EventBridge
+    selection: MessageSelection
+
+    def __init__(
+        self,
+        session: AgentSession | None,
+        options: TuiOptions | None = None,
+        *,
+        starter: SessionStarter | None = None,
+        first_frame: FirstFrame | None = None,
+    ) -> None:
+        """``session``: a ready session; or None with ``starter`` (see :meth:`starting`)."""
         super().__init__()
-        self.session = session
-        self.options = options = options or TuiOptions()
-        self.initial_message = options.initial_message
-        self.initial_images = options.initial_images
-        self.initial_messages = list(options.initial_messages)
-        self.resume_at_start = options.resume
-        self.cli_themes = list(options.themes)
-        self.no_themes = options.no_themes
-        self.startup_warnings = list(options.warnings)
+        if (session is None) == (starter is None):
+            raise ValueError("PiApp needs a session or a starter (one of them)")
+        self._session: AgentSession | None = None
+        self._starter = starter
+        self.first_frame = first_frame or FirstFrame()
+        self.startup_failure: BaseException | None = None  # what the starter raised (the app then exits)
+        self._session_ready_flag = asyncio.Event()
+        # prompts submitted before the session is ready: sent, in order, after the command line's
+        self._held: list[tuple[str, bool, list[ImageContent] | None]] = []
+        self._holding = starter is not None
+        self.startup_warnings: list[str] = []
+        self._take_options(options or TuiOptions())
         self.theme_watch = ThemeFileWatch(self)
         self.branch_summarizing = False
         self.clipboard_backend: Clipboard = self.options.clipboard or SystemClipboard(
@@ -142,12 +162,6 @@ class PiApp(App[None]):
         self._header: StartupHeader | None = None
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
-        self.chat = Conversation(home=self.home, clock=self.options.clock, id="chat")
-        if options.extensions is not None:  # before the first build: resumed messages render as live ones
-            from pi_app.tui.extension_ui import extension_renderers
-
-            self.chat.custom = extension_renderers(options.extensions)
-        self.bridge = EventBridge(self.chat, self)
         self.queue_area = QueueArea(id="queue")
         # what extensions put on screen (ctx.ui.set_widget / set_status)
         self.widgets_above = ExtensionWidgetArea(id="ext-above")
@@ -159,20 +173,71 @@ class PiApp(App[None]):
         self.editor = PromptEditor(menu=self.menu, blink=not self.options.test_mode, id="editor")
         self.editor.image_source = self.clipboard_image
         self.footer = PiFooter(id="footer")
-        self.selection = MessageSelection(self.chat, self.editor)
         self.keys = KeyActions(self)
         self.dialogs = Dialogs(self)
         self.extension_keys: dict[str, list[str]] = {}  # keybindings.json's "ext.*" entries
         self._apply_user_keybindings()
         recognise_esc_cr()  # Alt+Enter as most terminals send it
-        self.unreachable_keys = frozenset[str]() if options.test_mode else unreachable_keys(os.environ)
+        self.unreachable_keys = frozenset[str]() if self.options.test_mode else unreachable_keys(os.environ)
         self._tree_prebuilt = False  # a big session's /tree model is built once, after the first frame
         self._markdown_warmed = False
         self.startup_warnings += key_notes(self.unreachable_keys)
+        if session is not None:
+            self._attach_session(session)
+
+    @classmethod
+    def starting(
+        cls, starter: SessionStarter, options: TuiOptions | None = None, first_frame: FirstFrame | None = None
+    ) -> PiApp:
+        """An app that draws its first frame at once and then builds its session with ``starter`` (whose
+        :class:`SessionStart` also brings the final options: the command line's messages, warnings, trust,
+        extensions). Whatever the starter raises ends the app; it is kept in :attr:`startup_failure`."""
+        return cls(None, options, starter=starter, first_frame=first_frame)
+
+    def _take_options(self, options: TuiOptions) -> None:
+        self.options = options
+        self.initial_message = options.initial_message
+        self.initial_images = options.initial_images
+        self.initial_messages = list(options.initial_messages)
+        self.resume_at_start = options.resume
+        self.cli_themes = list(options.themes)
+        self.no_themes = options.no_themes
+        self.startup_warnings = [*options.warnings, *self.startup_warnings]
+
+    def _attach_session(self, session: AgentSession) -> None:
+        """The parts that need the session (and import the chat, the event pump, the ai layer)."""
+        from pi_app.tui.bridge import EventBridge
+        from pi_app.tui.selection import MessageSelection
+        from widgets.conversation import Conversation
+
+        self._session = session
+        self.chat = Conversation(home=self.home, clock=self.options.clock, id="chat")
+        if self.options.extensions is not None:  # before the first build: resumed messages render as live
+            from pi_app.tui.extension_ui import extension_renderers
+
+            self.chat.custom = extension_renderers(self.options.extensions)
+        self.bridge = EventBridge(self.chat, self)
+        self.selection = MessageSelection(self.chat, self.editor)
+
+    @property
+    def session(self) -> AgentSession:
+        session = self._session
+        if session is None:  # only the starting app's first frame runs before this; nothing there asks
+            raise RuntimeError("the session is not ready yet")
+        return session
+
+    @property
+    def session_ready(self) -> bool:
+        """The session exists and the app has set itself up with it (see :meth:`wait_until_ready`)."""
+        return self._session_ready_flag.is_set()
+
+    async def wait_until_ready(self) -> None:
+        """The session is attached and shown (returns at once for an app built with a session once mounted)."""
+        await self._session_ready_flag.wait()
 
     def _apply_user_keybindings(self) -> None:
         """pi's ``<agent dir>/keybindings.json``: its keys replace the defaults; problems are shown at start."""
-        from pi_app.session.config.paths import agent_dir
+        from pi_app.tui.first_frame import agent_dir
 
         self.keybindings_path = agent_dir() / "keybindings.json"
         self.startup_warnings += self.reload_keybindings()
@@ -183,11 +248,15 @@ class PiApp(App[None]):
         overrides, warnings = load_keybindings(self.keybindings_path)
         self.key_overrides = overrides
         warnings += apply_bindings(self, self.editor, overrides, str(self.keybindings_path))
-        if self.options.extensions is not None:  # their shortcuts' ids are "ext.<extension>.<name>"
-            from pi_app.tui.extension_ui import extension_key_overrides
+        return warnings + self._load_extension_keys()
 
-            self.extension_keys, ext_warnings = extension_key_overrides(self.keybindings_path)
-            warnings += ext_warnings
+    def _load_extension_keys(self) -> list[str]:
+        if self.options.extensions is None:
+            return []
+        from pi_app.tui.extension_ui import extension_key_overrides
+
+        # their shortcuts' ids are "ext.<extension>.<name>"
+        self.extension_keys, warnings = extension_key_overrides(self.keybindings_path)
         return warnings
 
     def extension_shortcuts(self) -> list[BoundShortcut]:
@@ -208,6 +277,8 @@ class PiApp(App[None]):
 
     # ================================================================== keys (pi's actions; see KeyActions)
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self._session is None:
+            return action in STARTING_ACTIONS and self.keys.enabled_while_starting(action)
         return self.keys.enabled(action, parameters)
 
     def action_slash_command(self, name: str) -> None:
@@ -252,8 +323,7 @@ class PiApp(App[None]):
     def action_select_messages(self) -> None:
         self.selection.start()
 
-    @on(Conversation.CopyRequested)
-    async def _copy_selected(self, message: Conversation.CopyRequested) -> None:
+    async def on_conversation_copy_requested(self, message: Conversation.CopyRequested) -> None:
         if message.code:
             await self.keys.selection_copy_code(message.code_block)
         else:
@@ -272,12 +342,10 @@ class PiApp(App[None]):
     def apply_editor_settings(self) -> None:
         self.dialogs.apply_editor_settings()
 
-    @on(ThemeSelectScreen.Previewed)
-    def _preview_theme(self, message: ThemeSelectScreen.Previewed) -> None:
+    def on_theme_select_screen_previewed(self, message: ThemeSelectScreen.Previewed) -> None:
         self.dialogs.preview_theme(message.theme)
 
-    @on(ThemeSelectScreen.Chosen)
-    def _save_theme(self, message: ThemeSelectScreen.Chosen) -> None:
+    def on_theme_select_screen_chosen(self, message: ThemeSelectScreen.Chosen) -> None:
         self.dialogs.save_theme(message.theme)
 
     # ================================================================== setup
@@ -286,7 +354,10 @@ class PiApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield self.header_area
-        yield self.chat
+        if self._session is not None:
+            yield self.chat
+        else:
+            yield StartingChat(None if self.first_frame.quiet else self._version(), id="starting-chat")
         yield self.queue_area
         yield self.status
         yield self.widgets_above
@@ -297,8 +368,56 @@ class PiApp(App[None]):
         yield self.footer
 
     async def on_mount(self) -> None:
+        if self._session is None:  # phase 1 drawn: the session is built once this frame is on screen
+            self._show_first_frame()
+            self.call_after_refresh(self._start_session)
+            return
+        await self._session_ready()
+
+    def _show_first_frame(self) -> None:
+        first_theme(self, self.cli_themes, override=self.options.theme, configured=self.first_frame.theme)
+        cwd = os.getcwd()
+        branch = self.options.git_branch
+        if branch is None and self.options.cwd_display is None:
+            branch = git_branch(cwd)
+        self.footer.set_data(
+            FooterData(
+                cwd=self.options.cwd_display if self.options.cwd_display is not None else cwd,
+                home=self.home,
+                git_branch=branch,
+                model_id=self.first_frame.model,
+                pending=True,
+            )
+        )
+
+    def _start_session(self) -> None:
+        self.run_worker(self._build_session(), name="startup", group="startup", exit_on_error=False)
+
+    async def _build_session(self) -> None:
+        """Phase 2: the starter builds the session; the app then sets itself up as an app built with one."""
+        starter = self._starter
+        if starter is None:
+            return
+        try:
+            start = await starter()
+        except Exception as exc:  # StartupError and the like: the caller reports it once the app is gone
+            self.startup_failure = exc
+            self.exit(return_code=1)
+            return
+        self._take_options(start.options)
+        self.startup_warnings += self._load_extension_keys()
+        self._attach_session(start.session)
+        for placeholder in self.query(StartingChat):
+            await placeholder.remove()
+        await self.mount(self.chat, after=self.header_area)
+        await self._session_ready()
+
+    async def _session_ready(self) -> None:
+        """What an app does once it has its session (at mount, or when the starter has built it)."""
         session = self.session
         self._apply_theme()
+        from pi_app.tools.file_index import FileIndex
+
         self.chat.hide_thinking = bool(session.settings.settings.hideThinkingBlock)
         self.editor.thinking_level = session.thinking_level or "off"
         self.file_index = FileIndex(session.cwd).start()  # built in a thread; `@` falls back meanwhile
@@ -310,6 +429,9 @@ class PiApp(App[None]):
         self._unsubscribe = session.subscribe(self.bridge)
         self.run_worker(self.bridge.run(), name="event-bridge", group="bridge", exit_on_error=False)
         await self.rebuild_chat(header=True)
+        self._show_held()
+        from widgets.notices import Notice
+
         for warning in self.startup_warnings:
             await self.chat.add(Notice(warning, kind="warning"))
         self.refresh_footer()
@@ -326,6 +448,7 @@ class PiApp(App[None]):
             open_trust(self, trust, self._start_after_trust, cwd_display=self.options.cwd_display)
         else:
             self._start_after_trust()
+        self._session_ready_flag.set()
 
     def _bind_extensions(self) -> None:
         runner = self.options.extensions
@@ -336,6 +459,8 @@ class PiApp(App[None]):
         runner.set_ui("tui", TuiExtensionUI(self, self))
 
         def report(error: ExtensionError) -> None:
+            from widgets.notices import ErrorNotice
+
             self.run_worker(self.chat.add(ErrorNotice(str(error))), group="extension-ui", exit_on_error=False)
 
         runner.on_error = report
@@ -344,6 +469,8 @@ class PiApp(App[None]):
             self.run_worker(self._exit_when_idle(), exit_on_error=False)
 
         runner.on_shutdown_request = shutdown
+        from widgets.notices import Notice
+
         for warning in self._shortcut_clashes():
             self.run_worker(
                 self.chat.add(Notice(warning, kind="warning")), group="extension-ui", exit_on_error=False
@@ -392,17 +519,41 @@ class PiApp(App[None]):
     def _send_initial_messages(self) -> None:
         first, rest = self.initial_message, self.initial_messages
         self.initial_message, self.initial_messages = None, []
-        if first or rest:
+        held, self._held = self._held, []
+        self._holding = False
+        if first or rest or held:
             self.run_worker(
-                self._run_initial(first, self.initial_images, rest), group="submit", exit_on_error=False
+                self._run_initial(first, self.initial_images, rest, held), group="submit", exit_on_error=False
             )
 
-    async def _run_initial(self, first: str | None, images: list[Any] | None, rest: list[str]) -> None:
-        """The command line's messages, one after the other (the first with the @file images)."""
+    async def _run_initial(
+        self,
+        first: str | None,
+        images: list[Any] | None,
+        rest: list[str],
+        held: list[tuple[str, bool, list[ImageContent] | None]] | None = None,
+    ) -> None:
+        """The command line's messages, one after the other (the first with the @file images), then what was
+        submitted while the session was being built (as if typed now: commands run, prompts are sent)."""
         if first:
             await self._run_prompt(first, images)
         for text in rest:
             await self._run_prompt(text)
+        held = held or []
+        for i, (text, follow_up, held_images) in enumerate(held):
+            self._show_waiting([waiting for waiting, _, _ in held[i + 1 :]])
+            await self._submit(text, follow_up, held_images)
+
+    def _show_held(self) -> None:
+        if self._held:
+            self._show_waiting([text for text, _, _ in self._held])
+
+    def _show_waiting(self, texts: list[str]) -> None:
+        """Prompts submitted during the start are listed with the queued follow-ups until they are sent."""
+        session = self._session
+        steering = session.get_steering_messages() if session is not None else []
+        follow_up = session.get_follow_up_messages() if session is not None else []
+        self.queue_area.set_queues(steering, [*follow_up, *texts])
 
     async def _resume_at_start(self) -> None:
         from pi_app.tui.session_commands import open_resume
@@ -411,6 +562,15 @@ class PiApp(App[None]):
 
     def _resume_cancelled(self) -> None:
         self.exit(message="No session selected")
+
+    @staticmethod
+    def _version_default() -> str:
+        from pi_app import __version__
+
+        return __version__
+
+    def _version(self) -> str:
+        return self.options.version if self.options.version is not None else self._version_default()
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -444,6 +604,10 @@ class PiApp(App[None]):
         self.refresh_footer()
 
     def _seed_history(self) -> None:
+        from pi_app.ai.text import text_of
+        from pi_app.ai.types import UserMessage
+        from widgets.history import History
+
         history = History()
         for msg in self.session.messages:
             if isinstance(msg, UserMessage):
@@ -451,6 +615,9 @@ class PiApp(App[None]):
         self.editor.prompt_history = history
 
     def refresh_completions(self) -> None:
+        from pi_app.tools.file_index import FileIndex
+        from pi_app.tui.commands import completion_commands
+
         index = self.file_index
         if index is None or index.root != self.session.cwd:
             index = self.file_index = FileIndex(self.session.cwd).start()
@@ -509,13 +676,12 @@ class PiApp(App[None]):
         session = self.session
         items: list[Widget] = []
         self._header = None
-        if header and not session.settings.settings.quietStartup:
-            version = self.options.version
-            if version is None:
-                from pi_app import __version__
+        from pi_app.tui.header import StartupHeader, header_from_session
+        from widgets.no_model import NoModelPanel
+        from widgets.notices import Notice
 
-                version = __version__
-            self._header = StartupHeader(header_from_session(session, version, self.home))
+        if header and not session.settings.settings.quietStartup:
+            self._header = StartupHeader(header_from_session(session, self._version(), self.home))
             self._header.display = not self.header_area.keys  # an extension's header replaces it
             items.append(self._header)
         messages = session.display_messages
@@ -542,8 +708,7 @@ class PiApp(App[None]):
         await self.chat.show_earlier(messages, start, end)
 
     # ================================================================== what the event pump reports
-    @on(EventBridge.StatusChanged)
-    def _status_changed(self, message: EventBridge.StatusChanged) -> None:
+    def on_event_bridge_status_changed(self, message: EventBridge.StatusChanged) -> None:
         match message.state:
             case "working":
                 self.status.show_working()
@@ -558,20 +723,16 @@ class PiApp(App[None]):
             case "restore":
                 self.status.clear()
 
-    @on(EventBridge.QueueChanged)
-    def _queue_changed(self, message: EventBridge.QueueChanged) -> None:
+    def on_event_bridge_queue_changed(self, message: EventBridge.QueueChanged) -> None:
         self.queue_area.set_queues(message.steering, message.follow_up)
 
-    @on(EventBridge.FooterChanged)
-    def _footer_changed(self) -> None:
+    def on_event_bridge_footer_changed(self) -> None:
         self.refresh_footer()
 
-    @on(EventBridge.ModelChanged)
-    def _model_changed(self) -> None:
+    def on_event_bridge_model_changed(self) -> None:
         self.on_model_changed()
 
-    @on(EventBridge.ThinkingLevelChanged)
-    def _thinking_level_changed(self, message: EventBridge.ThinkingLevelChanged) -> None:
+    def on_event_bridge_thinking_level_changed(self, message: EventBridge.ThinkingLevelChanged) -> None:
         self.editor.thinking_level = message.level
         self.refresh_footer()
 
@@ -582,12 +743,16 @@ class PiApp(App[None]):
             last.text = text
             last.update(text)
             return
+        from widgets.notices import StatusNotice
+
         notice = StatusNotice(text, kind=kind)
         await self.chat.add(notice)
         self._last_status = notice if kind == "info" else None
 
     def refresh_footer(self) -> None:
-        session = self.session
+        from pi_app.tui.footer_data import footer_data
+
+        session = self._session
         if session is None:
             return
         branch = self.options.git_branch
@@ -607,6 +772,10 @@ class PiApp(App[None]):
         self.submit(event.text, follow_up=True, images=event.images)
 
     def submit(self, text: str, follow_up: bool = False, images: list[ImageContent] | None = None) -> None:
+        if self._holding:  # the session is being built (or the command line's messages are not sent yet)
+            self._held.append((text, follow_up, images or None))
+            self._show_held()
+            return
         self.run_worker(self._submit(text, follow_up, images or None), group="submit", exit_on_error=False)
 
     def clipboard_image(self) -> ImageContent | str | None:
@@ -614,6 +783,7 @@ class PiApp(App[None]):
         data = self.clipboard_backend.paste_image()
         if not data:
             return None
+        from pi_app.ai.types import ImageContent
         from pi_app.tools.images import ImageRefused, prepare_image
         from pi_app.tools.read import sniff_image_mime
 
@@ -628,6 +798,9 @@ class PiApp(App[None]):
         return ImageContent(data=prepared.data, mimeType=prepared.mime)
 
     async def _submit(self, text: str, follow_up: bool, images: list[ImageContent] | None = None) -> None:
+        from pi_app.tui.commands import find_command, run_command, split_command
+        from widgets.notices import ErrorNotice
+
         session = self.session
         stripped = text.strip()
         if stripped.startswith("/"):
@@ -656,6 +829,8 @@ class PiApp(App[None]):
         await self._run_prompt(text, images)
 
     async def _run_prompt(self, text: str, images: list[Any] | None = None) -> None:
+        from widgets.notices import ErrorNotice
+
         try:
             await self.session.prompt(text, images) if images else await self.session.prompt(text)
         except Exception as exc:
@@ -667,6 +842,8 @@ class PiApp(App[None]):
             self.refresh_footer()
 
     async def run_bash(self, command: str, exclude: bool, original: str) -> None:
+        from widgets.notices import ErrorNotice
+
         session = self.session
         if session.is_bash_running:
             await self.show_status(
@@ -686,6 +863,9 @@ class PiApp(App[None]):
         view.finish(result.exit_code, result.cancelled, result.full_output_path)
 
     async def run_compaction(self, instructions: str | None) -> None:
+        from pi_app.session.results import Cancelled
+        from widgets.notices import ErrorNotice
+
         session = self.session
         if not [m for m in session.messages if getattr(m, "role", None) in ("user", "assistant")]:
             await self.show_status("Nothing to compact (no messages yet)", "warning")
@@ -709,7 +889,11 @@ class PiApp(App[None]):
 
     async def wait_until_idle(self) -> None:
         """For tests and benchmarks: the agent is idle and every event has reached the widgets."""
-        busy = [w for w in self.workers if w.group in ("submit", "model", "session") and not w.is_finished]
+        busy = [
+            w
+            for w in self.workers
+            if w.group in ("startup", "submit", "model", "session") and not w.is_finished
+        ]
         if busy:  # wait_for_complete([]) would wait for every worker, the event pump included
             await self.workers.wait_for_complete(busy)
         await self.session.wait_for_idle()
@@ -717,6 +901,8 @@ class PiApp(App[None]):
 
     # ================================================================== dialogs and helpers
     async def copy_text(self, text: str, success: str) -> bool:
+        from widgets.notices import ErrorNotice
+
         backend = self.clipboard_backend.copy(text)
         if backend is None:
             await self.chat.add(ErrorNotice("Could not copy: no clipboard available"))
@@ -727,6 +913,7 @@ class PiApp(App[None]):
     def hotkeys_text(self) -> str:
         """pi's curated shortcut list, generated from the bindings in effect (see pi_app.tui.hotkeys)."""
         from pi_app.tui.hotkeys import build_sections, format_sections
+        from widgets.conversation import Conversation
         from widgets.tree.screen import TreeBrowserScreen
 
         sections = build_sections(

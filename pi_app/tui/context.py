@@ -28,7 +28,6 @@ ScreenResult = TypeVar("ScreenResult")
 
 
 class AppContext(Protocol):
-    session: AgentSession
     chat: Conversation
     status: StatusLine
     editor: PromptEditor
@@ -36,6 +35,9 @@ class AppContext(Protocol):
     home: str
     options: TuiOptions
     branch_summarizing: bool  # a /tree branch summary is being generated (Esc aborts it)
+
+    @property
+    def session(self) -> AgentSession: ...
 
     @property
     def theme(self) -> str: ...

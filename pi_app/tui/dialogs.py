@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from widgets.notices import ErrorNotice
-
 if TYPE_CHECKING:
     from pi_app.ai.types import Model
     from pi_app.tui.context import AppContext
@@ -75,6 +73,8 @@ class Dialogs:
         try:
             await app.session.set_model(model)
         except Exception as exc:
+            from widgets.notices import ErrorNotice  # (rendering: not needed for the first frame)
+
             await app.chat.add(ErrorNotice(str(exc)))
             return
         app.on_model_changed()

@@ -7,11 +7,11 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_app.session.stats import FileUsageTotals
 from widgets.footer_format import FooterData
 
 if TYPE_CHECKING:
     from pi_app.session.agent_session import AgentSession
+    from pi_app.session.stats import FileUsageTotals
 
 # One running total per open session (the footer is refreshed after every message: only new entries are read).
 _TOTALS: weakref.WeakKeyDictionary[AgentSession, FileUsageTotals] = weakref.WeakKeyDictionary()
@@ -19,6 +19,8 @@ _TOTALS: weakref.WeakKeyDictionary[AgentSession, FileUsageTotals] = weakref.Weak
 
 def file_totals(session: AgentSession) -> FileUsageTotals:
     """Tokens and cost over the whole session file (every branch, compacted messages too), as pi's footer."""
+    from pi_app.session.stats import FileUsageTotals  # (not needed by the first frame's git_branch)
+
     totals = _TOTALS.get(session)
     if totals is None:
         totals = _TOTALS[session] = FileUsageTotals()

@@ -16,7 +16,6 @@ from textual.screen import ModalScreen
 
 from pi_app.tui.external_editor import edit_text
 from pi_app.tui.options import DOUBLE_PRESS_S
-from widgets.notices import ErrorNotice
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -34,6 +33,9 @@ if TYPE_CHECKING:
 
         @property
         def header(self) -> StartupHeader | None: ...
+
+        @property
+        def session_ready(self) -> bool: ...
 
         @property
         def screen(self) -> Screen[object]: ...
@@ -114,6 +116,12 @@ class KeyActions:
         if action == "select_messages" and app.editor.selected_text:
             return False  # ctrl+x cuts the editor's selected text
         return True
+
+    def enabled_while_starting(self, action: str) -> bool:
+        """``check_action`` before the session exists (only the actions in ``STARTING_ACTIONS`` get here)."""
+        if isinstance(self.app.screen, ModalScreen) or len(self.app.screen_stack) > 1:
+            return False
+        return not self.app.editor.text if action == "exit_empty" else True
 
     def transcript(self, move: str) -> None:
         """pi's fullscreen transcript keys: scroll by pages, half pages or lines, jump between user messages,
@@ -209,7 +217,7 @@ class KeyActions:
 
     async def clear(self) -> None:
         app = self.app
-        if app.selection.active:
+        if app.session_ready and app.selection.active:
             app.selection.stop()
             return
         # Text selected with the mouse: Ctrl+C copies it (the usual key) instead of clearing the editor.
@@ -263,6 +271,8 @@ class KeyActions:
         try:
             model = await app.session.cycle_model(direction)
         except Exception as exc:
+            from widgets.notices import ErrorNotice  # (rendering: not needed for the first frame)
+
             await app.chat.add(ErrorNotice(str(exc)))
             return
         if model is None:

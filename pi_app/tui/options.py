@@ -4,7 +4,7 @@ tests, injected services."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -13,6 +13,7 @@ from pi_app.tui.clipboard import Clipboard
 if TYPE_CHECKING:
     from pi_app.ai.types import ImageContent
     from pi_app.extensions.runner import ExtensionRunner
+    from pi_app.session.agent_session import AgentSession
     from pi_app.session.trust import TrustDecision
 
 TAIL_MESSAGES = 100  # messages mounted when a session opens; earlier ones load on demand
@@ -47,3 +48,15 @@ class TuiOptions:
     warm_imports: bool = True
     # The loaded extensions (None: none found); the app binds them with its own ctx.ui.
     extensions: ExtensionRunner | None = None
+
+
+@dataclass
+class SessionStart:
+    """What a starting app's starter returns: the built session and the app's final options (the command
+    line's messages, startup warnings, the trust decision, the loaded extensions)."""
+
+    session: AgentSession
+    options: TuiOptions
+
+
+SessionStarter = Callable[[], Awaitable[SessionStart]]

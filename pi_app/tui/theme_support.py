@@ -107,6 +107,28 @@ def setup_themes(
     return ThemeSetup(name, warnings)
 
 
+def first_theme(
+    app: ThemedApp,
+    cli_themes: Iterable[str],
+    *,
+    override: str | None,
+    configured: str | None,
+    env: Mapping[str, str] | None = None,
+) -> None:
+    """The first frame's theme, before settings and theme files are read (see :func:`setup_themes`, which
+    runs once the session exists and may switch to a user theme): the override, a ``--theme`` naming a
+    built-in, the global ``theme`` setting when it is a built-in, else the terminal's background. Only that
+    one built-in theme is built and registered here."""
+    env = os.environ if env is None else env
+    builtin = set(themes.BUILTIN_THEMES)
+    cli = [t for t in cli_themes if t in builtin]
+    name = override or (cli[-1] if cli else None) or configured or themes.detect_default_theme(env)
+    if name not in builtin:
+        name = FALLBACK
+    app.register_theme(get_theme(name, color_depth(app)))
+    app.theme = name
+
+
 def theme_file(name: str) -> Path | None:
     """The file a user theme came from (None for built-ins and unknown names)."""
     try:

@@ -194,3 +194,14 @@ def test_detect_default_theme():
     assert themes.detect_default_theme({"COLORFGBG": "0;7"}) == "light"
     assert themes.detect_default_theme({"COLORFGBG": "7;234"}) == "dark"
     assert themes.detect_default_theme({"COLORFGBG": "garbage"}) == "dark"
+
+
+@pytest.mark.parametrize("name", themes.BUILTIN_THEMES)
+def test_shipped_themes_parse_the_same_through_the_schema(name):
+    """Built-ins skip the pydantic schema at startup (``shipped=True``); each must pass it all the same."""
+    data = json.loads((Path(themes.__file__).parent / f"{name}.json").read_text(encoding="utf-8"))
+    base = None if name == "dark" else base_spec()
+    fast, fast_warnings = parse_theme(data, name, base, shipped=True)
+    checked, warnings = parse_theme(data, name, base)
+    assert warnings == fast_warnings == []
+    assert checked == fast

@@ -109,3 +109,16 @@ def test_footer_narrow_width_truncates_pwd_and_model():
     narrow = format_footer(_data(cwd="/home/u/" + "x" * 40), 20)
     assert narrow[0].plain.endswith("...") and len(narrow[0].plain) == 20
     assert len(lines[1].plain) <= 41
+
+
+def test_pending_footer_has_no_figures_only_the_model_asked_for():
+    """The first frame, before the session exists: directory and branch, the model as asked, no numbers."""
+    data = FooterData(cwd="/home/u/proj", home="/home/u", git_branch="main", model_id="sonnet", pending=True)
+    pwd, stats = (line.plain for line in format_footer(data, 40))
+    assert pwd == "~/proj (main)"
+    assert stats == " " * 34 + "sonnet"
+    unknown = FooterData(cwd="/p", pending=True)
+    assert format_footer(unknown, 20)[1].plain == " " * 12 + "loading…"
+    assert format_footer(FooterData(cwd="/p", model_id="a-very-long-model-id", pending=True), 8)[1].plain == (
+        "a-very-l"
+    )
