@@ -11,16 +11,16 @@ import inspect
 import json
 import os
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 from pi_app.ai.abort import AbortError, race_abort
 from pi_app.ai.env_keys import get_env_api_key
 from pi_app.ai.models import provider_thinking_value, supports_xhigh
-from pi_app.ai.options import StreamOptions
+from pi_app.ai.options import StreamOptions, payload_hook_active
 from pi_app.ai.providers.http_common import http_client_options
 from pi_app.ai.providers.sdk_import import defer_sdk_packages
-from pi_app.ai.types import Model
+from pi_app.ai.types import Context, Model
 
 # Before this module's first ``import openai``: the SDK's type catalogue loads only where it is used.
 defer_sdk_packages()
@@ -72,6 +72,22 @@ async def apply_on_payload(options: StreamOptions, params: dict[str, Any], model
     if inspect.isawaitable(replaced):
         replaced = await replaced
     return replaced if replaced is not None else params
+
+
+BodyBuilder = Callable[[Model, Context, StreamOptions], dict[str, Any]]
+
+
+async def request_params(
+    model: Model, context: Context, options: StreamOptions, one_pass: BodyBuilder, as_dicts: BodyBuilder
+) -> dict[str, Any]:
+    """The body to send: for a payload hook as plain dicts (``as_dicts``); without one encoded as it is
+    built (``one_pass``), so the transcript is never held as dicts and lists."""
+    if not payload_hook_active(options.on_payload):
+        try:
+            return one_pass(model, context, options)
+        except ValueError:
+            pass  # something pydantic-core cannot encode: plain dicts, which the SDK's way may still send
+    return await apply_on_payload(options, as_dicts(model, context, options), model)
 
 
 def make_client(model: Model, options: StreamOptions, api_key: str) -> Any:

@@ -19,10 +19,9 @@ from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.json_parse import js_json
 from pi_app.ai.models import provider_thinking_value, supports_thinking_off
-from pi_app.ai.options import StreamOptions, payload_hook_active
+from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.openai_common import (
     EncodedArray,
-    apply_on_payload,
     close_client,
     default_max_tokens,
     encode_json,
@@ -31,6 +30,7 @@ from pi_app.ai.providers.openai_common import (
     make_client,
     open_stream,
     reasoning_effort,
+    request_params,
     resolve_api_key,
     sanitize,
 )
@@ -538,17 +538,6 @@ class _ChunkReader:
                         block.thoughtSignature = js_json(d)
 
 
-async def _request_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-    """The body to send: for a payload hook as plain dicts; without one encoded as it is built."""
-    if not payload_hook_active(options.on_payload):
-        try:
-            return build_completions_body(model, context, options)
-        except ValueError:
-            pass  # something pydantic-core cannot encode: plain dicts, which the SDK's way may still send
-    params = build_completions_params(model, context, options)
-    return await apply_on_payload(options, params, model)
-
-
 async def stream_openai_completions(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
@@ -556,7 +545,9 @@ async def stream_openai_completions(
     yield b.start()
     client = None
     try:
-        params = await _request_params(model, context, options)
+        params = await request_params(
+            model, context, options, build_completions_body, build_completions_params
+        )
         client = make_client(model, options, resolve_api_key(model, options))
         from openai.types.chat.chat_completion import ChatCompletion
         from openai.types.chat.chat_completion_chunk import ChatCompletionChunk

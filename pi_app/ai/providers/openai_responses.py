@@ -18,10 +18,9 @@ from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.json_parse import js_json
 from pi_app.ai.models import provider_thinking_value
-from pi_app.ai.options import StreamOptions, payload_hook_active
+from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.openai_common import (
     EncodedArray,
-    apply_on_payload,
     cache_retention,
     close_client,
     default_max_tokens,
@@ -31,6 +30,7 @@ from pi_app.ai.providers.openai_common import (
     make_client,
     open_stream,
     reasoning_effort,
+    request_params,
     resolve_api_key,
     sanitize,
 )
@@ -251,17 +251,6 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
     return params
 
 
-async def _request_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-    """The body to send: for a payload hook as plain dicts; without one encoded as it is built."""
-    if not payload_hook_active(options.on_payload):
-        try:
-            return build_responses_body(model, context, options)
-        except ValueError:
-            pass  # something pydantic-core cannot encode: plain dicts, which the SDK's way may still send
-    params = build_responses_params(model, context, options)
-    return await apply_on_payload(options, params, model)
-
-
 # ---------------------------------------------------------------- response
 
 
@@ -386,7 +375,7 @@ async def stream_openai_responses(
     yield b.start()
     client = None
     try:
-        params = await _request_params(model, context, options)
+        params = await request_params(model, context, options, build_responses_body, build_responses_params)
         client = make_client(model, options, resolve_api_key(model, options))
         from openai.types.responses.response import Response
         from openai.types.responses.response_stream_event import ResponseStreamEvent
