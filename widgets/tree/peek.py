@@ -49,7 +49,13 @@ def unparsed_line(entry: Any) -> str | None:
 
 def message_facts(entry: Any) -> tuple[str | None, bool]:
     """(role, is a tool-calls-only assistant turn) of a message entry."""
-    raw = entry.unparsed_line if type(entry) is EntryRecord else unparsed_line(entry)
+    if type(entry) is EntryRecord:
+        head = entry.message_head  # what the loader saw in the line's prefix
+        if head is not None and (head[1] or head[0] != "assistant"):
+            return head[0], False
+        raw = entry.unparsed_line
+    else:
+        raw = unparsed_line(entry)
     if raw is not None:
         m = _ROLE.search(raw, 0, ROLE_WINDOW)
         if m is not None:

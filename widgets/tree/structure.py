@@ -10,10 +10,10 @@ Children are not stored: in preorder, the children of ``i`` are ``i + 1``, then 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from itertools import compress, repeat
-from operator import add, attrgetter, eq, le, lt
+from operator import add, attrgetter, eq, le, lt, not_, or_
 from typing import Any
 
 from pi_app.session.messages import iso_to_ms
@@ -23,6 +23,7 @@ from .entry_text import SETTINGS_TYPES
 from .peek import message_facts, tree_fields
 
 _FIELDS = (attrgetter("id"), attrgetter("type"), attrgetter("parent_id"), attrgetter("timestamp"))
+_HEAD = attrgetter("message_head")
 # How pi writes timestamps (``Date.toISOString``): such strings sort as the instants they name.
 _CANONICAL_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
@@ -84,9 +85,9 @@ def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
     return None
 
 
-def _fields(entries: Sequence[Any]) -> tuple[list[str], list[str], list[Any], list[str]]:
+def _fields(entries: Sequence[Any], records: bool) -> tuple[list[str], list[str], list[Any], list[str]]:
     """(ids, types, parent ids, timestamps) in file order; records' fields are read at C speed."""
-    if set(map(type, entries)) <= {EntryRecord}:
+    if records:
         ids, kinds, parents, stamps = (list(map(get, entries)) for get in _FIELDS)
         if all(map(str.__instancecheck__, ids)):
             if None in kinds:
@@ -113,6 +114,7 @@ class TreeShape:
         "hidden",
         "index",
         "_read",
+        "_lines_read",
         "_deep",
     )
 
@@ -129,6 +131,7 @@ class TreeShape:
         self.settings: list[bool] = []  # bookkeeping: shown only under the "all" filter
         self.hidden: list[bool] = []  # an assistant turn made only of tool calls
         self._read = bytearray()  # 1 once an entry's facts are in the three lists above
+        self._lines_read = 0  # entries whose facts had to be read from their lines
         self._deep: dict[int, bool] = {}
         self.index: dict[str, int] = {}  # entry id -> preorder index (skipped usage ids -> their ancestor)
         if entries:
@@ -182,7 +185,8 @@ class TreeShape:
         return out
 
     def _build(self, entries: Sequence[Any]) -> None:
-        ids, kinds, parents, stamps = _fields(entries)
+        records = set(map(type, entries)) <= {EntryRecord}
+        ids, kinds, parents, stamps = _fields(entries, records)
         n = len(ids)
         keep: Sequence[int] = range(n)
         skipped: dict[str, Any] = {}
@@ -235,27 +239,47 @@ class TreeShape:
             if shown is not None:
                 self.index.setdefault(eid, shown)
         self.settings = list(map(SETTINGS_TYPES.__contains__, kind))
-        self.role = [None] * n
         self.hidden = [False] * n
-        self._read = bytearray(map("message".__ne__, kind))
+        if records:
+            self._known_heads()
+        else:
+            self.role = [None] * n
+            self._read = bytearray(map("message".__ne__, kind))
+
+    def _known_heads(self) -> None:
+        """Roles from the records' message heads (read by the loader from each line's prefix), in bulk: a
+        message whose head settles its facts (any role but an assistant turn, or one known to have text, which
+        is then not tool calls only) needs no look at its line."""
+        heads = list(map(_HEAD, self.entries))
+        distinct = set(heads)
+        distinct.discard(None)
+        role_of = {h: h[0] for h in distinct}
+        settled = {h for h in distinct if h[1] or h[0] != "assistant"}
+        self.role = list(map(role_of.get, heads))  # None for entries without a head
+        self._read = bytearray(map(or_, map("message".__ne__, self.kind), map(settled.__contains__, heads)))
+        if "system" in role_of.values():  # the tool-set log: bookkeeping, like model changes
+            settings = self.settings
+            for i in compress(range(len(heads)), map(eq, self.role, repeat("system"))):
+                settings[i] = True
 
     @property
     def facts_read(self) -> int:
-        """How many entries' facts have been read so far (what a lazy open costs)."""
-        return sum(self._read)
+        """How many entries' facts have been read from their lines so far (what a lazy open costs)."""
+        return self._lines_read
 
     def read_facts(self, i: int) -> None:
         """Fill role/hidden/settings of entry ``i`` from its line (once)."""
         if self._read[i]:
             return
         self._read[i] = 1
+        self._lines_read += 1
         r, h = message_facts(self.entries[i])
         self.role[i] = r
         self.hidden[i] = h
         if r == "system":  # the tool-set log: bookkeeping, like model changes (shown under "all")
             self.settings[i] = True
 
-    def read_facts_of(self, idxs: Iterable[int]) -> None:
+    def read_facts_of(self, idxs: Sequence[int]) -> None:
         """:meth:`read_facts` of many entries (a deep tree's spine), in one loop."""
         read, entries, role, hidden, settings = (
             self._read,
@@ -264,9 +288,9 @@ class TreeShape:
             self.hidden,
             self.settings,
         )
-        for i in idxs:
-            if read[i]:
-                continue
+        todo = list(compress(idxs, map(not_, map(read.__getitem__, idxs))))
+        self._lines_read += len(todo)
+        for i in todo:
             read[i] = 1
             r, h = message_facts(entries[i])
             role[i] = r
