@@ -19,7 +19,7 @@ from typing import Any
 
 from .entries import CURRENT_SESSION_VERSION, to_line
 from .paths import new_entry_id
-from .record import PREFIX, EntryRecord, LineSource, bulk, head_of, message_head
+from .record import PI_PREFIX, PREFIX, EntryRecord, LineSource, MessageHead, bulk, head_of, message_head
 
 
 class SessionFileError(Exception):
@@ -142,10 +142,12 @@ def write_atomic(path: str, lines: Iterable[dict[str, Any] | EntryRecord]) -> No
 
 
 _PREFIX_B = re.compile(PREFIX.pattern.encode())
+_PI_PREFIX_B = re.compile(PI_PREFIX.pattern.encode())
 
 
-# message heads by (role bytes, has text): one dict look-up per message line instead of a decode and a tuple
-_HEADS_B: dict[tuple[bytes, bool], tuple[str, bool]] = {}
+# message heads by role bytes (with text known, or not): a dict look-up per message line, no decode or tuple
+_TEXT_HEADS: dict[bytes, MessageHead] = {}
+_HEADS: dict[bytes, MessageHead] = {}
 
 
 def _entry_from_line(
@@ -156,17 +158,17 @@ def _entry_from_line(
     checked."""
     cut = not raw.endswith(b"\n")
     body = raw if cut else raw[:-1]
-    m = _PREFIX_B.match(body)
+    m = _PI_PREFIX_B.match(body) or _PREFIX_B.match(body)
     # A line without its newline is parsed in full: that is where a crash leaves a cut line.
     if m is not None and not cut and body.endswith(b"}"):
         kind, eid, parent, ts, role, text = m.groups()
         fields = (intern(kind.decode()), eid.decode(), parent.decode() if parent else None, ts.decode())
         head = None
         if role is not None and fields[0] == "message":
-            key = (role, text is not None)
-            head = _HEADS_B.get(key)
+            heads = _HEADS if text is None else _TEXT_HEADS
+            head = heads.get(role)
             if head is None:
-                head = _HEADS_B[key] = message_head(role.decode(), key[1])
+                head = heads[role] = message_head(role.decode(), text is not None)
         return EntryRecord.at(src, offset, body, lineno, fields, head)
     if not body.strip():
         return None

@@ -35,6 +35,8 @@ PREFIX = re.compile(
     r'(?:\s*,\s*"content"\s*:\s*(?:\[\s*\{\s*"type"\s*:\s*"text"\s*,\s*"text"\s*:\s*)?"'
     r'(?: |\\[nrtf])*([!#-\[\]-~]|\\["\\/]))?)?'
 )
+# The same, exactly as pi writes it (no whitespace): tried first, as it matches in two thirds of the time.
+PI_PREFIX = re.compile(re.sub(r"\\s\*", "", PREFIX.pattern))
 # (role, has text): what a message line's prefix tells; one shared tuple per kind (records only point at it)
 MessageHead = tuple[str, bool]
 _HEADS: dict[tuple[str, bool], MessageHead] = {}
