@@ -15,8 +15,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Container
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import sub
+from itertools import chain, compress, repeat
+from operator import add, itemgetter, sub
 
 from .layout import Work
 from .rows import FOLDED, INDENT_CAP
@@ -26,6 +26,7 @@ from .structure import TreeShape
 _STUB_CONN = {
     (last, more): f"{'└' if last else '├'}{FOLDED if more else '─'} " for last in (0, 1) for more in (0, 1)
 }
+_LAST_STUB = {more: _STUB_CONN[1, more] for more in (False, True)}
 
 
 @dataclass(slots=True)
@@ -166,9 +167,18 @@ def lay_out(
     top = sorted(groups.pop(-1, ()))
     hang(-1, top)
     rchildren[-1] = [*top, shown[0]]
+    gs = sorted(groups)
+    kids_of = list(map(groups.__getitem__, gs))
+    if gs and all(map((1).__eq__, map(len, kids_of))):
+        stubs = list(map(itemgetter(0), kids_of))
+        if all(map(stub_kids.__contains__, stubs)):  # the usual: one folded stub under each fork point
+            _stubs_in_bulk(shown, gs, kids_of, stubs, stub_kids, rows, forks, at, conns, rparent, rchildren)
+            prefixes.extend(repeat("", len(rows) - len(prefixes)))
+            any(map(prefixes.__setitem__, at, conns))
+            return rows, prefixes, forks
     done = 0
     n = len(shown)
-    for g in sorted(groups):
+    for g in gs:
         j = bisect_right(shown, g, done)
         rows += shown[done:j]
         done = j
@@ -190,3 +200,33 @@ def lay_out(
     prefixes.extend(repeat("", len(rows) - len(prefixes)))
     any(map(prefixes.__setitem__, at, conns))
     return rows, prefixes, forks
+
+
+def _stubs_in_bulk(
+    shown: list[int],
+    gs: list[int],
+    kids_of: list[list[int]],
+    stubs: list[int],
+    stub_kids: dict[int, bool],
+    rows: list[int],
+    forks: list[int],
+    at: list[int],
+    conns: list[str],
+    rparent: dict[int, int],
+    rchildren: dict[int, list[int]],
+) -> None:
+    """:func:`lay_out`'s loop when each fork point ``gs[t]`` has one folded stub ``stubs[t]`` (a user who went
+    back and branched), done in bulk: the spine's rows cut at the fork points, each stub placed after its own."""
+    base = len(rows)
+    js = list(map(bisect_right, repeat(shown), gs))  # the row after each fork point, counted in ``shown``
+    segments = map(shown.__getitem__, map(slice, [0, *js[:-1]], js))
+    rows += chain.from_iterable(chain.from_iterable(zip(segments, zip(stubs), strict=True)))
+    rows += shown[js[-1] :]
+    forks += map(add, js, range(base - 1, base - 1 + len(js)))  # t stubs come before fork point t
+    at += map(add, js, range(base, base + len(js)))
+    conns += map(_LAST_STUB.__getitem__, map(stub_kids.__getitem__, stubs))
+    rparent.update(zip(stubs, gs, strict=True))
+    # the rows' children: the stub, then the spine's next entry (none under the leaf)
+    k = len(js) - (js[-1] >= len(shown))
+    any(map(list.append, kids_of[:k], map(shown.__getitem__, js[:k])))
+    rchildren.update(zip(gs, kids_of, strict=True))

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from itertools import compress, repeat
-from operator import add, attrgetter, eq, le, lt, not_, or_
+from operator import add, attrgetter, eq, is_, le, lt, not_
 from typing import Any
 
 from pi_app.session.messages import iso_to_ms
@@ -87,14 +87,9 @@ def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
 
 def _fields(entries: Sequence[Any], records: bool) -> tuple[list[str], list[str], list[Any], list[str]]:
     """(ids, types, parent ids, timestamps) in file order; records' fields are read at C speed."""
-    if records:
+    if records:  # an EntryRecord's id, type and timestamp are strings (the loader and from_dict see to it)
         ids, kinds, parents, stamps = (list(map(get, entries)) for get in _FIELDS)
-        if all(map(str.__instancecheck__, ids)):
-            if None in kinds:
-                kinds = [k or "" for k in kinds]
-            if None in stamps:
-                stamps = [t or "" for t in stamps]
-            return ids, kinds, parents, stamps
+        return ids, kinds, parents, stamps
     rows = [tree_fields(e) for e in entries]
     return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]
 
@@ -211,9 +206,9 @@ class TreeShape:
             up = list(map(index.get, parents, repeat(-1)))
         except TypeError:  # an unhashable parentId in a damaged line
             up = [index.get(p, -1) if isinstance(p, str) else -1 for p in parents]
-        if any(map(eq, up, range(n))):
+        size = _preorder_sizes(up, stamps)  # None also when an entry is its own parent
+        if size is None and any(map(eq, up, range(n))):
             up = [-1 if p == k else p for k, p in enumerate(up)]  # its own parent: a root
-        size = _preorder_sizes(up, stamps)
         if size is not None:
             parent = up
             self.entries = list(entries) if isinstance(keep, range) else [entries[k] for k in keep]
@@ -252,11 +247,14 @@ class TreeShape:
         is then not tool calls only) needs no look at its line."""
         heads = list(map(_HEAD, self.entries))
         distinct = set(heads)
-        distinct.discard(None)
-        role_of = {h: h[0] for h in distinct}
-        settled = {h for h in distinct if h[1] or h[0] != "assistant"}
+        role_of = {h: h[0] for h in distinct if h is not None}
+        settled = {h for h in role_of if h[1] or h[0] != "assistant"}
         self.role = list(map(role_of.get, heads))  # None for entries without a head
-        self._read = bytearray(map(or_, map("message".__ne__, self.kind), map(settled.__contains__, heads)))
+        self._read = read = bytearray(map(settled.__contains__, heads))
+        if None in distinct:  # not a message, or a message the loader could not place (read when needed)
+            kind = self.kind
+            for i in compress(range(len(heads)), map(is_, heads, repeat(None))):
+                read[i] = kind[i] != "message"
         if "system" in role_of.values():  # the tool-set log: bookkeeping, like model changes
             settings = self.settings
             for i in compress(range(len(heads)), map(eq, self.role, repeat("system"))):
