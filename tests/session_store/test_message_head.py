@@ -110,3 +110,12 @@ def test_entries_appended_after_resuming_have_heads(tmp_path: Path) -> None:
     assert [r.message_head for r in sm.raw_entries()] == [("user", True)] * 2 + [("assistant", True)] + [
         ("user", True)
     ]
+
+
+def test_a_parent_id_naming_the_line_before_is_that_lines_id_string(tmp_path: Path) -> None:
+    """One string object for an id and the next line's parentId (memory per resumed entry: issue 15)."""
+    path = tmp_path / "s.jsonl"
+    write(path, [e for e, _ in CASES])
+    recs = load_session_file(path).entries
+    assert all(b.parent_id is a.id for a, b in zip(recs, recs[1:]))
+    assert [r.parent_id for r in recs] == [e["parentId"] for e, _ in CASES]

@@ -207,11 +207,17 @@ def _stream_entries(
     (and never as one str, which one non-Latin-1 character would make four bytes per character)."""
     out: list[EntryRecord] = []
     append = out.append
+    prev = ""
     for raw in lines:
         lineno += 1
         rec = _entry_from_line(raw, src, offset, lineno, warnings)
         offset += len(raw)
         if rec is not None:
+            if rec.parent_id == prev:
+                # One string for the id and the next line's parentId (most lines follow the one before):
+                # less memory, and looking the parent up compares pointers, its hash already known.
+                rec.parent_id = prev
+            prev = rec.id
             append(rec)
     return out
 
