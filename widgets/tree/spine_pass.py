@@ -16,7 +16,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
-from operator import add, itemgetter, sub
+from operator import add, and_, eq, itemgetter, lt, mul, sub
 
 from .layout import Work
 from .rows import FOLDED, INDENT_CAP
@@ -97,10 +97,14 @@ def find_hangers(
     # fork points: a spine entry whose subtree holds more than the next one's (the leaf: anything at all)
     sizes = [*map(size.__getitem__, spine), 0]
     forks_at = list(compress(range(len(spine)), map((1).__ne__, map(sub, sizes, sizes[1:]))))
-    firsts = [c for c in (spine[k] + 1 for k in forks_at) if c not in path]
-    verdict = judge([*firsts, *(c + 1 for c in firsts if size[c] > 1)])  # most stubs and what is under them
     last = len(spine) - 1
-    for k in forks_at:
+    rest, placed = _one_stub_forks(
+        spine, forks_at, at, len(shown) == len(spine), t, unfolded, judge, groups, vparent
+    )
+    stub_kids.update(zip(placed, repeat(True)))
+    firsts = [c for c in (spine[k] + 1 for k in rest) if c not in path]
+    verdict = judge([*firsts, *(c + 1 for c in firsts if size[c] > 1)])  # most stubs and what is under them
+    for k in rest:
         p = spine[k]
         nxt = spine[k + 1] if k < last else -1
         j = bisect_right(at, k) - 1
@@ -124,6 +128,56 @@ def find_hangers(
     if sum(len(kids) + (g != leaf) > 1 for g, kids in groups.items()) <= INDENT_CAP:
         return None
     return Hangers(shown, groups, vparent, vchildren, stub_kids)
+
+
+def _one_stub_forks(
+    spine: list[int],
+    forks_at: list[int],
+    at: list[int],
+    all_shown: bool,
+    t: TreeShape,
+    unfolded: Container[str],
+    judge: Callable[[list[int]], bytearray],
+    groups: dict[int, list[int]],
+    vparent: dict[int, int],
+) -> tuple[list[int], list[int]]:
+    """The usual fork point of a user who went back and branched: two children, the spine's next entry and
+    one side branch that is a folded stub with a visible entry right under its first — placed in bulk into
+    ``groups`` and ``vparent``. Returns (the other fork points, for the entry-by-entry loop; the stubs placed,
+    all with visible entries under them)."""
+    size, ids = t.size, t.ids
+    ks = forks_at[:-1] if forks_at and forks_at[-1] == len(spine) - 1 else forks_at  # the leaf: the loop's
+    ps = list(map(spine.__getitem__, ks))
+    nxts = list(map(spine.__getitem__, map(add, ks, repeat(1))))
+    firsts = list(map(add, ps, repeat(1)))
+    # the other child, if there are just two: the first, unless that is the spine's next entry
+    others = list(map(add, firsts, map(mul, map(size.__getitem__, firsts), map(eq, firsts, nxts))))
+    sizes_o = list(map(size.__getitem__, others))
+    two = map(
+        eq, map(sub, map(size.__getitem__, ps), map(size.__getitem__, nxts)), map(add, sizes_o, repeat(1))
+    )
+    cand = list(compress(range(len(ks)), map(and_, two, map(lt, repeat(1), sizes_o))))
+    look = list(map(others.__getitem__, cand))
+    verdict = judge([*look, *map(add, look, repeat(1))])  # each stub and the entry under it
+    ok = [x for x in cand if verdict[others[x]] == 2 and verdict[others[x] + 1] == 2]
+    if unfolded:
+        ok = [x for x in ok if ids[others[x]] not in unfolded]
+    if not ok:
+        return forks_at, []
+    stubs = list(map(others.__getitem__, ok))
+    if all_shown:
+        vps = list(map(ps.__getitem__, ok))
+    else:  # the nearest visible spine entry at or above each fork point
+        js = map(bisect_right, repeat(at), map(ks.__getitem__, ok))
+        vps = [spine[at[j - 1]] if j else -1 for j in js]
+    if len(set(vps)) == len(vps) and groups.keys().isdisjoint(vps):  # (other roots may be in -1's group)
+        groups.update(zip(vps, map(list, zip(stubs)), strict=True))
+    else:
+        for vp, c in zip(vps, stubs, strict=True):
+            groups.setdefault(vp, []).append(c)
+    vparent.update(zip(stubs, vps, strict=True))
+    placed = set(map(ks.__getitem__, ok))
+    return [k for k in forks_at if k not in placed], stubs
 
 
 def lay_out(

@@ -103,6 +103,7 @@ class TreeShape:
         "parent",
         "size",
         "_depth",
+        "_paths",
         "kind",
         "role",
         "settings",
@@ -119,6 +120,7 @@ class TreeShape:
         self.parent: list[int] = []  # preorder index of the parent, -1 for roots
         self.size: list[int] = []  # entries in the subtree, itself included
         self._depth: list[int] = []  # filled as asked (depth_of)
+        self._paths: list[Sequence[int]] = []  # paths whose depths are known, until _depth exists
         self.kind: list[str] = []
         # Facts filters need, read from a message's line when first asked (``role_of`` and friends): opening
         # a deep session reads the spine's lines, not those inside folded side branches.
@@ -302,10 +304,14 @@ class TreeShape:
         return self.role[i]
 
     def know_depths(self, path: Sequence[int]) -> None:
-        """Depths along ``path`` (root → entry: the k-th entry is k deep), known without walking up."""
-        if not self._depth:
-            self._depth = [-1] * len(self.parent)
-        any(map(self._depth.__setitem__, path, range(len(path))))  # each store returns None: runs them all
+        """Depths along ``path`` (root → entry: the k-th entry is k deep), known without walking up (stored
+        when a depth is first asked for: opening the browser asks none)."""
+        if self._depth:
+            any(
+                map(self._depth.__setitem__, path, range(len(path)))
+            )  # each store returns None: runs them all
+        else:
+            self._paths.append(path)
 
     def depth_of(self, i: int) -> int:
         """Ancestors of ``i`` (0 for a root). Found by walking up to an entry whose depth is known, remembering
@@ -313,6 +319,9 @@ class TreeShape:
         depth, parent = self._depth, self.parent
         if not depth:
             depth = self._depth = [-1] * len(parent)
+            for path in self._paths:
+                any(map(depth.__setitem__, path, range(len(path))))
+            self._paths.clear()
         walk: list[int] = []
         j = i
         while j >= 0 and depth[j] < 0:
