@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from itertools import compress, repeat
-from operator import add, attrgetter, eq, is_, le, lt, not_
+from operator import attrgetter, eq, is_, le, not_, sub
 from typing import Any
 
 from pi_app.session.messages import iso_to_ms
@@ -28,13 +28,13 @@ _HEAD = attrgetter("message_head")
 _CANONICAL_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
-def _oldest_first(stamps: Sequence[str], pairs: list[tuple[int, int]]) -> bool:
-    """True if each pair (a, b) of siblings, a before b in the file, is already in timestamp order: the
-    stable sort by time would keep them. Decided on pi's own timestamp format only (else False)."""
-    if not pairs:
+def _oldest_first(stamps: Sequence[str], first: list[int], later: list[int]) -> bool:
+    """True if each pair of siblings (``first[k]`` before ``later[k]`` in the file) is already in timestamp
+    order: the stable sort by time would keep them. Decided on pi's own timestamp format only (else False)."""
+    if not first:
         return True
-    a = [stamps[x] for x, _ in pairs]
-    b = [stamps[y] for _, y in pairs]
+    a = list(map(stamps.__getitem__, first))
+    b = list(map(stamps.__getitem__, later))
     for side in (a, b):
         if not all(map(_CANONICAL_TS.fullmatch, side)):
             return False
@@ -49,31 +49,35 @@ def _preorder_sizes(up: list[int], stamps: Sequence[str]) -> list[int] | None:
     """Subtree sizes if the file order already is the tree's preorder with children oldest first (a session
     only ever appended to, branching from its newest entries, is): then no reordering is needed. Else None.
 
-    Parents must come before their children; then the order is a preorder exactly when every entry's range
-    ``[k, k + size[k])`` lies within its parent's (a subtree's entries all fall in its range, and there are
-    just as many of them as the range holds)."""
+    One pass with the path from the root to the entry before: the order is a preorder exactly when each
+    entry's parent is on that path (a parent after its child, or the entry itself, never is). The entries
+    above the parent end there (their sizes are known), and the last of them is the entry's previous sibling.
+    """
     n = len(up)
-    if not n or not all(map(lt, up, range(n))):
-        return None
     size = [1] * n
-    for i in range(n - 1, 0, -1):
-        p = up[i]
-        if p >= 0:
-            size[p] += size[i]
-    ends = list(map(add, range(n), size))
-    if not all(map(le, ends, map(ends.__getitem__, up))):  # a root's "parent" is ends[-1] == n
-        return None
-    pairs: list[tuple[int, int]] = []
-    r = 0
-    while ends[r] < n:  # the roots, in file order
-        pairs.append((r, ends[r]))
-        r = ends[r]
-    for p in compress(range(n - 1), map(lt, ends[1:], ends)):  # forks: the first child ends early
-        c, end = p + 1, ends[p]
-        while ends[c] < end:
-            pairs.append((c, ends[c]))
-            c = ends[c]
-    return size if _oldest_first(stamps, pairs) else None
+    stack = [-1]  # the path to the entry before, under the virtual root
+    pop, push = stack.pop, stack.append
+    first: list[int] = []  # siblings in file order: first[k] right before later[k]
+    later: list[int] = []
+    k = 0
+    for p in up:
+        top = stack[-1]
+        if top != p:
+            x = top
+            while top != p:
+                if top < 0:
+                    return None
+                pop()
+                size[top] = k - top
+                x = top
+                top = stack[-1]
+            first.append(x)
+            later.append(k)
+        push(k)
+        k += 1
+    rest = stack[1:]
+    any(map(size.__setitem__, rest, map(sub, repeat(n), rest)))  # the last entry's path ends with the file
+    return size if n and _oldest_first(stamps, first, later) else None
 
 
 def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
