@@ -329,9 +329,10 @@ class TreeModel:
         if self.filter_mode == "default":  # what _passes decides, without a call per entry
             hidden, settings, ids, leaf = t.hidden, t.settings, t.ids, self.leaf_id
             any(map(verdict.__setitem__, todo, repeat(2)))  # shown, but for the few flagged below
-            flagged = map(or_, map(settings.__getitem__, todo), map(hidden.__getitem__, todo))
-            for i in compress(todo, flagged):
-                verdict[i] = 1 if settings[i] or ids[i] != leaf else 2
+            if True in settings or True in hidden:
+                flagged = map(or_, map(settings.__getitem__, todo), map(hidden.__getitem__, todo))
+                for i in compress(todo, flagged):
+                    verdict[i] = 1 if settings[i] or ids[i] != leaf else 2
         else:
             passes = self._passes
             for i in todo:

@@ -13,7 +13,7 @@ Two steps, because the rows' connectors ask the model about the stubs found in t
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import add, and_, eq, itemgetter, lt, mul, sub
@@ -26,6 +26,7 @@ from .structure import TreeShape
 _STUB_CONN = {
     (last, more): f"{'└' if last else '├'}{FOLDED if more else '─'} " for last in (0, 1) for more in (0, 1)
 }
+_SHOWN = bytes(int(v == 2) for v in range(256))  # filter verdicts -> 1 where shown
 _LAST_STUB = {more: _STUB_CONN[1, more] for more in (False, True)}
 
 
@@ -55,11 +56,16 @@ def find_hangers(
     if not spine:
         return None
     verdict = judge(spine)
-    seen = list(map((2).__eq__, map(verdict.__getitem__, spine)))
-    at = list(compress(range(len(spine)), seen))  # spine positions of the visible entries
-    if not at:
-        return None
-    shown = list(compress(spine, seen))
+    seen = bytes(map(verdict.__getitem__, spine))
+    at: Sequence[int]  # spine positions of the visible entries
+    if seen.count(2) == len(seen):  # the whole spine shows (no bookkeeping, no tool-call-only turns on it)
+        at, shown = range(len(spine)), list(spine)
+    else:
+        seen = seen.translate(_SHOWN)
+        at = list(compress(range(len(spine)), seen))
+        if not at:
+            return None
+        shown = list(compress(spine, seen))
     groups: dict[int, list[int]] = {}
     vparent: dict[int, int] = {}
     vchildren: dict[int, list[int]] = {}
@@ -133,7 +139,7 @@ def find_hangers(
 def _one_stub_forks(
     spine: list[int],
     forks_at: list[int],
-    at: list[int],
+    at: Sequence[int],
     all_shown: bool,
     t: TreeShape,
     unfolded: Container[str],

@@ -292,6 +292,8 @@ class TreeShape:
             self.hidden,
             self.settings,
         )
+        if not read.count(0):  # everything known (the loader placed every message)
+            return
         todo = list(compress(idxs, map(not_, map(read.__getitem__, idxs))))
         self._lines_read += len(todo)
         for i in todo:
