@@ -200,8 +200,7 @@ def lay_out(
     own tree (``rparent``/``rchildren``) and ``side_roots`` as it goes (``connector`` and ``walk`` read them)."""
     shown, groups, stub_kids, vchildren = h.shown, h.groups, h.stub_kids, h.vchildren
     rparent.update(zip(shown, [-1, *shown[:-1]], strict=True))
-    for kids in groups.values():
-        side_roots.update(kids)
+    side_roots.update(chain.from_iterable(groups.values()))
     rows: list[int] = []
     prefixes: list[str] = []
     forks: list[int] = []

@@ -17,7 +17,7 @@ from operator import attrgetter, eq, is_, le, not_, sub
 from typing import Any
 
 from pi_app.session.messages import iso_to_ms
-from pi_app.session.store.record import EntryRecord
+from pi_app.session.store.record import EntryRecord, known_heads
 
 from .entry_text import SETTINGS_TYPES
 from .peek import message_facts, tree_fields
@@ -252,12 +252,12 @@ class TreeShape:
         message whose head settles its facts (any role but an assistant turn, or one known to have text, which
         is then not tool calls only) needs no look at its line."""
         heads = list(map(_HEAD, self.entries))
-        distinct = set(heads)
-        role_of = {h: h[0] for h in distinct if h is not None}
+        # the heads there can be (records share them): a head not among them is just read from its line
+        role_of = {h: h[0] for h in known_heads()}
         settled = {h for h in role_of if h[1] or h[0] != "assistant"}
         self.role = list(map(role_of.get, heads))  # None for entries without a head
         self._read = read = bytearray(map(settled.__contains__, heads))
-        if None in distinct:  # not a message, or a message the loader could not place (read when needed)
+        if None in heads:  # not a message, or a message the loader could not place (read when needed)
             kind = self.kind
             for i in compress(range(len(heads)), map(is_, heads, repeat(None))):
                 read[i] = kind[i] != "message"

@@ -52,6 +52,11 @@ def message_head(role: str, has_text: bool) -> MessageHead:
     return head
 
 
+def known_heads() -> list[MessageHead]:
+    """Every head made so far (few: one per role and text flag)."""
+    return list(_HEADS.values())
+
+
 def head_of(entry: dict[str, Any]) -> MessageHead | None:
     """The message head of a parsed entry (None when it is not a message with a string role)."""
     msg = entry.get("message") if entry.get("type") == "message" else None
