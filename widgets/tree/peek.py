@@ -2,8 +2,10 @@
 
 The store keeps each line as text until a field beyond ``type``/``id``/``parentId``/``timestamp`` is asked for
 (``EntryRecord``); a 10,000-entry session is mostly tool output nobody looks at. The tree needs, for every
-message, only its role and whether an assistant turn is tool calls only (hidden by most filters) — both are read
-from the line with a few regexes here. Anything unusual falls back to the parsed dict, which is always right.
+message, only its role and whether an assistant turn is tool calls only (hidden by most filters). The loader
+already saw most of that in the line's prefix (``EntryRecord.message_head``: the role, and for an answer whose
+content opens with text, that it is not tool calls only); what it could not tell is read from the line with a
+few regexes here. Anything unusual falls back to the parsed dict, which is always right.
 """
 
 from __future__ import annotations
