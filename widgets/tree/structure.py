@@ -10,7 +10,7 @@ Children are not stored: in preorder, the children of ``i`` are ``i + 1``, then 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from itertools import compress, repeat
 from operator import attrgetter, eq, is_, le, not_, sub
@@ -22,19 +22,22 @@ from pi_app.session.store.record import EntryRecord, known_heads
 from .entry_text import SETTINGS_TYPES
 from .peek import message_facts, tree_fields
 
-_FIELDS = (attrgetter("id"), attrgetter("type"), attrgetter("parent_id"), attrgetter("timestamp"))
+_FIELDS = (attrgetter("id"), attrgetter("type"), attrgetter("parent_id"))
+_STAMP = attrgetter("timestamp")
+# the timestamps of the entries at the given file positions
+StampsOf = Callable[[Sequence[int]], list[str]]
 _HEAD = attrgetter("message_head")
 # How pi writes timestamps (``Date.toISOString``): such strings sort as the instants they name.
 _CANONICAL_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
-def _oldest_first(stamps: Sequence[str], first: list[int], later: list[int]) -> bool:
+def _oldest_first(stamps_of: StampsOf, first: list[int], later: list[int]) -> bool:
     """True if each pair of siblings (``first[k]`` before ``later[k]`` in the file) is already in timestamp
     order: the stable sort by time would keep them. Decided on pi's own timestamp format only (else False)."""
     if not first:
         return True
-    a = list(map(stamps.__getitem__, first))
-    b = list(map(stamps.__getitem__, later))
+    a = stamps_of(first)
+    b = stamps_of(later)
     for side in (a, b):
         if not all(map(_CANONICAL_TS.fullmatch, side)):
             return False
@@ -45,7 +48,7 @@ def _oldest_first(stamps: Sequence[str], first: list[int], later: list[int]) -> 
     return all(map(le, a, b))
 
 
-def _preorder_sizes(up: list[int], stamps: Sequence[str]) -> list[int] | None:
+def _preorder_sizes(up: list[int], stamps_of: StampsOf) -> list[int] | None:
     """Subtree sizes if the file order already is the tree's preorder with children oldest first (a session
     only ever appended to, branching from its newest entries, is): then no reordering is needed. Else None.
 
@@ -77,7 +80,7 @@ def _preorder_sizes(up: list[int], stamps: Sequence[str]) -> list[int] | None:
         k += 1
     rest = stack[1:]
     any(map(size.__setitem__, rest, map(sub, repeat(n), rest)))  # the last entry's path ends with the file
-    return size if n and _oldest_first(stamps, first, later) else None
+    return size if n and _oldest_first(stamps_of, first, later) else None
 
 
 def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
@@ -89,13 +92,18 @@ def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
     return None
 
 
-def _fields(entries: Sequence[Any], records: bool) -> tuple[list[str], list[str], list[Any], list[str]]:
-    """(ids, types, parent ids, timestamps) in file order; records' fields are read at C speed."""
+def _stamps_in(stamps: Sequence[str]) -> StampsOf:
+    return lambda idxs: list(map(stamps.__getitem__, idxs))
+
+
+def _fields(entries: Sequence[Any], records: bool) -> tuple[list[str], list[str], list[Any], StampsOf]:
+    """(ids, types, parent ids, timestamps of given entries) in file order; records' fields are read at C
+    speed, and their timestamps only where asked (siblings' order: a fraction of the entries)."""
     if records:  # an EntryRecord's id, type and timestamp are strings (the loader and from_dict see to it)
-        ids, kinds, parents, stamps = (list(map(get, entries)) for get in _FIELDS)
-        return ids, kinds, parents, stamps
+        ids, kinds, parents = (list(map(get, entries)) for get in _FIELDS)
+        return ids, kinds, parents, lambda idxs: list(map(_STAMP, map(entries.__getitem__, idxs)))
     rows = [tree_fields(e) for e in entries]
-    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]
+    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], _stamps_in([r[3] for r in rows])
 
 
 class TreeShape:
@@ -187,7 +195,7 @@ class TreeShape:
 
     def _build(self, entries: Sequence[Any]) -> None:
         records = set(map(type, entries)) <= {EntryRecord}
-        ids, kinds, parents, stamps = _fields(entries, records)
+        ids, kinds, parents, stamps_of = _fields(entries, records)
         n = len(ids)
         keep: Sequence[int] = range(n)
         skipped: dict[str, Any] = {}
@@ -205,14 +213,18 @@ class TreeShape:
                     index[eid] = len(kept)
                     kept.append(k)
             keep = kept
-            ids, kinds, stamps = [ids[k] for k in keep], [kinds[k] for k in keep], [stamps[k] for k in keep]
+            ids, kinds, stamps_of = (
+                [ids[k] for k in keep],
+                [kinds[k] for k in keep],
+                _stamps_in(stamps_of(keep)),
+            )
             parents = [_through(skipped, parents[k]) for k in keep]
             n = len(keep)
         try:
             up = list(map(index.get, parents, repeat(-1)))
         except TypeError:  # an unhashable parentId in a damaged line
             up = [index.get(p, -1) if isinstance(p, str) else -1 for p in parents]
-        size = _preorder_sizes(up, stamps)  # None also when an entry is its own parent
+        size = _preorder_sizes(up, stamps_of)  # None also when an entry is its own parent
         if size is None and any(map(eq, up, range(n))):
             up = [-1 if p == k else p for k, p in enumerate(up)]  # its own parent: a root
         if size is not None:
@@ -221,7 +233,7 @@ class TreeShape:
             self.ids, self.kind = ids, kinds
             self.index = index
         else:
-            order, parent = self._preorder(up, stamps)
+            order, parent = self._preorder(up, stamps_of(range(n)))
             size = [1] * n
             for i in range(n - 1, 0, -1):
                 p = parent[i]
