@@ -15,8 +15,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, repeat
-from operator import add, and_, eq, itemgetter, lt, mul, sub
+from itertools import chain, compress, islice, repeat
+from operator import add, and_, eq, itemgetter, lt, mul, ne, sub
 
 from .layout import Work
 from .rows import FOLDED, INDENT_CAP
@@ -130,8 +130,9 @@ def find_hangers(
                     side(c, vp)
             c += size[c]
     # the classic layout's depth: a level per visible fork along the spine (side rows are single stubs)
-    leaf = shown[-1]
-    if sum(len(kids) + (g != leaf) > 1 for g, kids in groups.items()) <= INDENT_CAP:
+    # (counted only as far as the cap: past it, the spine layout is decided)
+    rows_below = map(add, map(len, groups.values()), map(ne, groups, repeat(shown[-1])))
+    if next(islice(compress(groups, map(lt, repeat(1), rows_below)), INDENT_CAP, None), None) is None:
         return None
     return Hangers(shown, groups, vparent, vchildren, stub_kids)
 
