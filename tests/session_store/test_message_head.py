@@ -117,5 +117,5 @@ def test_a_parent_id_naming_the_line_before_is_that_lines_id_string(tmp_path: Pa
     path = tmp_path / "s.jsonl"
     write(path, [e for e, _ in CASES])
     recs = load_session_file(path).entries
-    assert all(b.parent_id is a.id for a, b in zip(recs, recs[1:]))
+    assert all(b.parent_id is a.id for a, b in zip(recs, recs[1:], strict=False))
     assert [r.parent_id for r in recs] == [e["parentId"] for e, _ in CASES]
