@@ -68,7 +68,7 @@ from .rows import (
     split_prefix,
 )
 from .spine_pass import find_hangers, lay_out
-from .structure import TreeShape
+from .structure import TreeShape, positions
 from .texts import EntryTexts
 
 if TYPE_CHECKING:
@@ -446,7 +446,7 @@ class TreeModel:
             walk=self._walk,
         )
         self._visible = rows
-        self._row_of = dict(zip(rows, range(len(rows)), strict=True))
+        self._row_of = dict(zip(rows, positions(len(rows)), strict=True))
         return True
 
     def _materialize(self, s: int) -> None:

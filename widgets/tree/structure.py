@@ -83,6 +83,17 @@ def _preorder_sizes(up: list[int], stamps_of: StampsOf) -> list[int] | None:
     return size if n and _oldest_first(stamps_of, first, later) else None
 
 
+_POSITIONS: list[int] = []
+
+
+def positions(n: int) -> list[int]:
+    """``0 .. n-1`` as int objects made once and kept (grown as needed): the tree's indexes of 50,000 entries
+    point into one compact block instead of allocating 50,000 ints scattered wherever the heap has room."""
+    if len(_POSITIONS) < n:
+        _POSITIONS.extend(range(len(_POSITIONS), n))
+    return _POSITIONS if len(_POSITIONS) == n else _POSITIONS[:n]
+
+
 def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
     """``entry_id``, or the first ancestor of it that is not a skipped entry (bounded: ids may loop)."""
     for _ in range(len(skipped) + 1):
@@ -199,7 +210,8 @@ class TreeShape:
         n = len(ids)
         keep: Sequence[int] = range(n)
         skipped: dict[str, Any] = {}
-        index = dict(zip(reversed(ids), range(n - 1, -1, -1), strict=True))  # the first of duplicates wins
+        # (a duplicate id leaves fewer keys: the general path below builds it again, the first one winning)
+        index = dict(zip(ids, positions(n), strict=True))
         if len(index) < n or "usage" in kinds:
             # pi 1.6's usage entries (e.g. cache warming) are accounting, never rows: their children hang on
             # the nearest shown ancestor, and a usage entry as the leaf marks that ancestor active.
