@@ -125,3 +125,36 @@ def test_side_rows_of_a_hidden_spine_root_and_another_root_keep_the_tree_order()
     fast, slow = TreeModel(entries, "e299"), General(entries, "e299")
     assert fast.spine and [fast.row(r).id for r in range(2)] == ["aside", "root2"]
     same(fast, slow, "open")
+
+
+@pytest.mark.parametrize(("total", "every", "back"), [(600, 10, None), (900, 6, 2), (500, 12, 1)])
+def test_a_plain_branchy_session_placed_in_bulk_matches_the_general_pass(total: int, every: int, back: int):
+    """One folded stub under every fork point (a user who kept going back): the spine pass places them in
+    bulk, and what it lays out is the general pass's layout, also after unfolding and folding."""
+    import widgets.tree.spine_pass as spine_pass
+
+    entries = branchy_session(total, every, back)
+    bulk: list[int] = []
+    saved = spine_pass._stubs_in_bulk
+
+    def counting(*args: Any) -> None:
+        bulk.append(1)
+        saved(*args)
+
+    spine_pass._stubs_in_bulk = counting  # type: ignore[assignment]
+    try:
+        fast = TreeModel(entries, entries[-1]["id"])
+    finally:
+        spine_pass._stubs_in_bulk = saved  # type: ignore[assignment]
+    slow = General(entries, entries[-1]["id"])
+    assert bulk == [1] and fast.spine
+    same(fast, slow, "open")
+    for m in (fast, slow):
+        m.last()
+        m.fold_or_up()  # to the last fork point
+        m.move(1)  # onto its stub
+        m.unfold_or_down()
+    same(fast, slow, "unfolded")
+    for m in (fast, slow):
+        m.fold_or_up()
+    same(fast, slow, "folded again")

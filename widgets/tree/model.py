@@ -21,7 +21,7 @@ labels resets folds, and the selection stays on the same entry or its nearest vi
 This module holds the state (selection, filter, search, folds) and the visible tree; the tree's shape is
 ``structure.TreeShape``, entry texts ``texts.EntryTexts``, the row layouts ``layout``, key targets ``navigation``.
 A deep tree opens lazily: folded side branches are not entered (nor their lines read) until unfolded, and the
-spine is laid out in bulk straight from the active path (``_spine_pass``; the general visible pass, which
+spine is laid out in bulk straight from the active path (``spine_pass``; the general visible pass, which
 handles every state, is what it must match).
 """
 
@@ -31,7 +31,7 @@ import weakref
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import or_, sub
+from operator import or_
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -67,7 +67,8 @@ from .rows import (
     shifted_prefix,
     split_prefix,
 )
-from .structure import TreeShape
+from .spine_pass import find_hangers, lay_out
+from .structure import TreeShape, positions
 from .texts import EntryTexts
 
 if TYPE_CHECKING:
@@ -318,8 +319,9 @@ class TreeModel:
             out = self._passes_cache[mode] = bytearray(len(self._t))
         return out
 
-    def _judge(self, idxs: list[int]) -> None:
-        """Filter verdicts of many entries at once (a deep tree's spine): facts read in one loop."""
+    def _judge(self, idxs: list[int]) -> bytearray:
+        """Filter verdicts of many entries at once (a deep tree's spine): facts read in one loop. Returns the
+        verdicts of the current mode."""
         verdict = self._verdicts()
         todo = idxs if not any(verdict) else [i for i in idxs if not verdict[i]]
         t = self._t
@@ -327,13 +329,15 @@ class TreeModel:
         if self.filter_mode == "default":  # what _passes decides, without a call per entry
             hidden, settings, ids, leaf = t.hidden, t.settings, t.ids, self.leaf_id
             any(map(verdict.__setitem__, todo, repeat(2)))  # shown, but for the few flagged below
-            flagged = map(or_, map(settings.__getitem__, todo), map(hidden.__getitem__, todo))
-            for i in compress(todo, flagged):
-                verdict[i] = 1 if settings[i] or ids[i] != leaf else 2
+            if True in settings or True in hidden:
+                flagged = map(or_, map(settings.__getitem__, todo), map(hidden.__getitem__, todo))
+                for i in compress(todo, flagged):
+                    verdict[i] = 1 if settings[i] or ids[i] != leaf else 2
         else:
             passes = self._passes
             for i in todo:
                 verdict[i] = 2 if passes(i) else 1
+        return verdict
 
     def _pass(self, i: int) -> bool:
         verdict = self._verdicts()
@@ -421,136 +425,28 @@ class TreeModel:
         self._layout(visible)
 
     def _spine_pass(self) -> bool:
-        """The lazy spine layout built straight from the active path (a deep tree opening): the spine's entries
-        are judged by the filter and placed in bulk; only fork points and the side branches hanging off them
-        are looked at one by one. Lays out what the general pass would (tests compare the two). False, with
-        nothing laid out, when the spine's visible forks do not nest past INDENT_CAP: the general pass decides.
-        """
-        t = self._t
-        parent, size, ids = t.parent, t.size, t.ids
-        spine = self._spine
-        if not spine:
+        """The lazy spine layout built straight from the active path (a deep tree opening; ``spine_pass``).
+        False, with nothing laid out, when the spine's visible forks do not nest past INDENT_CAP."""
+        found = find_hangers(self._t, self._spine, self._path, self.unfolded, self._judge, self._pass)
+        if found is None:
             return False
-        self._judge(spine)
-        verdict = self._verdicts()
-        seen = list(map((2).__eq__, map(verdict.__getitem__, spine)))
-        at = list(compress(range(len(spine)), seen))  # spine positions of the visible entries
-        if not at:
-            return False
-        shown = list(compress(spine, seen))
-        unfolded, pass_ = self.unfolded, self._pass
-        groups: dict[int, list[int]] = {}  # visible spine entry (or -1) -> side rows hanging off it
-        vparent: dict[int, int] = {}
-        vchildren: dict[int, list[int]] = {}
-        stub_kids: dict[int, bool] = {}
-
-        def side(c: int, vp: int) -> None:
-            """The side branch at ``c`` under visible spine entry ``vp``: its first shown entries become stubs
-            (rows of ``vp``), an unfolded one is entered."""
-            near = {parent[c]: vp}
-            i, end = c, c + size[c]
-            while i < end:
-                q = near[parent[i]]
-                if not pass_(i):
-                    near[i] = q
-                    i += 1
-                    continue
-                near[i] = i
-                vparent[i] = q
-                if q != vp:
-                    vchildren.setdefault(q, []).append(i)
-                else:
-                    groups.setdefault(vp, []).append(i)
-                    if size[i] > 1 and ids[i] not in unfolded:
-                        stop = i + size[i]
-                        stub_kids[i] = any(pass_(j) for j in range(i + 1, stop))
-                        i = stop
-                        continue
-                i += 1
-
-        r = 0
-        while r < len(parent):  # other roots hang off the virtual root
-            if r != spine[0]:
-                side(r, -1)
-            r += size[r]
-        # fork points: a spine entry whose subtree holds more than the next one's (the leaf: anything at all)
-        sizes = [*map(size.__getitem__, spine), 0]
-        forks_at = list(compress(range(len(spine)), map((1).__ne__, map(sub, sizes, sizes[1:]))))
-        firsts = [c for c in (spine[k] + 1 for k in forks_at) if c not in self._path]
-        self._judge([*firsts, *(c + 1 for c in firsts if size[c] > 1)])  # most stubs and what is under them
-        verdict = self._verdicts()
-        last = len(spine) - 1
-        for k in forks_at:
-            p = spine[k]
-            nxt = spine[k + 1] if k < last else -1
-            j = bisect_right(at, k) - 1
-            vp = spine[at[j]] if j >= 0 else -1
-            c, end = p + 1, p + size[p]
-            while c < end:
-                if c == nxt:
-                    pass
-                elif verdict[c] == 2 and size[c] > 1 and ids[c] not in unfolded:  # the usual: one stub
-                    vparent[c] = vp
-                    kids = groups.get(vp)
-                    if kids is None:
-                        groups[vp] = [c]
-                    else:
-                        kids.append(c)
-                    stub_kids[c] = verdict[c + 1] == 2 or any(pass_(i) for i in range(c + 1, c + size[c]))
-                else:
-                    side(c, vp)
-                c += size[c]
-        # the classic layout's depth: a level per visible fork along the spine (side rows are single stubs)
-        if sum(len(kids) + (g != shown[-1]) > 1 for g, kids in groups.items()) <= INDENT_CAP:
-            return False
-        self._vparent, self._vchildren, self._stub_kids = vparent, vchildren, stub_kids
+        self._vparent, self._vchildren, self._stub_kids = found.vparent, found.vchildren, found.stub_kids
         self.layout_change = (self.layout_change[0] + 1, 0, -1, 0)
         self.spine = True
         self._prefix_cache = {}
-        self._side_roots = side_roots = set()
-        self._rparent = rparent = dict(zip(shown, [-1, *shown[:-1]], strict=True))
-        self._rchildren = rchildren = {}
-        rows: list[int] = []
-        prefixes: list[str] = []
-        forks: list[int] = []
-
-        stub_conn = {
-            (last, more): f"{'└' if last else '├'}{FOLDED if more else '─'} "
-            for last in (0, 1)
-            for more in (0, 1)
-        }
-
-        def hang(g: int, kids: list[int]) -> None:
-            side_roots.update(kids)
-            for k, c in enumerate(kids):
-                last = g >= 0 and k == len(kids) - 1
-                more = stub_kids.get(c)
-                # a stub is folded (never in ``unfolded``): what _connector says, without asking
-                conn = self._connector(c, last) if more is None else stub_conn[last, more]
-                if more is not None or not vchildren.get(c):
-                    rparent[c] = g
-                    rows.append(c)
-                    prefixes.append(conn)
-                else:
-                    self._walk([(c, g, 0, (), conn, False)], rows, prefixes, forks)
-
-        top = sorted(groups.pop(-1, ()))
-        hang(-1, top)
-        rchildren[-1] = [*top, shown[0]]
-        done = 0
-        for g in sorted(groups):
-            j = bisect_right(shown, g)
-            rows.extend(shown[done:j])
-            prefixes.extend(repeat("", j - done))
-            done = j
-            forks.append(len(rows) - 1)
-            kids = sorted(groups[g])
-            rchildren[g] = [*kids, shown[j]] if j < len(shown) else kids
-            hang(g, kids)
-        rows.extend(shown[done:])
-        prefixes.extend(repeat("", len(shown) - done))
-        self._visible, self._prefix, self._spine_forks = rows, prefixes, forks
-        self._row_of = dict(zip(rows, range(len(rows)), strict=True))
+        self._side_roots = set()
+        self._rparent = {}
+        self._rchildren = {}
+        rows, self._prefix, self._spine_forks = lay_out(
+            found,
+            rparent=self._rparent,
+            rchildren=self._rchildren,
+            side_roots=self._side_roots,
+            connector=self._connector,
+            walk=self._walk,
+        )
+        self._visible = rows
+        self._row_of = dict(zip(rows, positions(len(rows)), strict=True))
         return True
 
     def _materialize(self, s: int) -> None:

@@ -2,8 +2,10 @@
 
 The store keeps each line as text until a field beyond ``type``/``id``/``parentId``/``timestamp`` is asked for
 (``EntryRecord``); a 10,000-entry session is mostly tool output nobody looks at. The tree needs, for every
-message, only its role and whether an assistant turn is tool calls only (hidden by most filters) — both are read
-from the line with a few regexes here. Anything unusual falls back to the parsed dict, which is always right.
+message, only its role and whether an assistant turn is tool calls only (hidden by most filters). The loader
+already saw most of that in the line's prefix (``EntryRecord.message_head``: the role, and for an answer whose
+content opens with text, that it is not tool calls only); what it could not tell is read from the line with a
+few regexes here. Anything unusual falls back to the parsed dict, which is always right.
 """
 
 from __future__ import annotations
@@ -49,7 +51,13 @@ def unparsed_line(entry: Any) -> str | None:
 
 def message_facts(entry: Any) -> tuple[str | None, bool]:
     """(role, is a tool-calls-only assistant turn) of a message entry."""
-    raw = entry.unparsed_line if type(entry) is EntryRecord else unparsed_line(entry)
+    if type(entry) is EntryRecord:
+        head = entry.message_head  # what the loader saw in the line's prefix
+        if head is not None and (head[1] or head[0] != "assistant"):
+            return head[0], False
+        raw = entry.unparsed_line
+    else:
+        raw = unparsed_line(entry)
     if raw is not None:
         m = _ROLE.search(raw, 0, ROLE_WINDOW)
         if m is not None:

@@ -10,30 +10,34 @@ Children are not stored: in preorder, the children of ``i`` are ``i + 1``, then 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from itertools import compress, repeat
-from operator import add, attrgetter, eq, le, lt
+from operator import attrgetter, eq, is_, le, not_, sub
 from typing import Any
 
 from pi_app.session.messages import iso_to_ms
-from pi_app.session.store.record import EntryRecord
+from pi_app.session.store.record import EntryRecord, known_heads
 
 from .entry_text import SETTINGS_TYPES
 from .peek import message_facts, tree_fields
 
-_FIELDS = (attrgetter("id"), attrgetter("type"), attrgetter("parent_id"), attrgetter("timestamp"))
+_FIELDS = (attrgetter("id"), attrgetter("type"), attrgetter("parent_id"))
+_STAMP = attrgetter("timestamp")
+# the timestamps of the entries at the given file positions
+StampsOf = Callable[[Sequence[int]], list[str]]
+_HEAD = attrgetter("message_head")
 # How pi writes timestamps (``Date.toISOString``): such strings sort as the instants they name.
 _CANONICAL_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
-def _oldest_first(stamps: Sequence[str], pairs: list[tuple[int, int]]) -> bool:
-    """True if each pair (a, b) of siblings, a before b in the file, is already in timestamp order: the
-    stable sort by time would keep them. Decided on pi's own timestamp format only (else False)."""
-    if not pairs:
+def _oldest_first(stamps_of: StampsOf, first: list[int], later: list[int]) -> bool:
+    """True if each pair of siblings (``first[k]`` before ``later[k]`` in the file) is already in timestamp
+    order: the stable sort by time would keep them. Decided on pi's own timestamp format only (else False)."""
+    if not first:
         return True
-    a = [stamps[x] for x, _ in pairs]
-    b = [stamps[y] for _, y in pairs]
+    a = stamps_of(first)
+    b = stamps_of(later)
     for side in (a, b):
         if not all(map(_CANONICAL_TS.fullmatch, side)):
             return False
@@ -44,35 +48,50 @@ def _oldest_first(stamps: Sequence[str], pairs: list[tuple[int, int]]) -> bool:
     return all(map(le, a, b))
 
 
-def _preorder_sizes(up: list[int], stamps: Sequence[str]) -> list[int] | None:
+def _preorder_sizes(up: list[int], stamps_of: StampsOf) -> list[int] | None:
     """Subtree sizes if the file order already is the tree's preorder with children oldest first (a session
     only ever appended to, branching from its newest entries, is): then no reordering is needed. Else None.
 
-    Parents must come before their children; then the order is a preorder exactly when every entry's range
-    ``[k, k + size[k])`` lies within its parent's (a subtree's entries all fall in its range, and there are
-    just as many of them as the range holds)."""
+    One pass with the path from the root to the entry before: the order is a preorder exactly when each
+    entry's parent is on that path (a parent after its child, or the entry itself, never is). The entries
+    above the parent end there (their sizes are known), and the last of them is the entry's previous sibling.
+    """
     n = len(up)
-    if not n or not all(map(lt, up, range(n))):
-        return None
     size = [1] * n
-    for i in range(n - 1, 0, -1):
-        p = up[i]
-        if p >= 0:
-            size[p] += size[i]
-    ends = list(map(add, range(n), size))
-    if not all(map(le, ends, map(ends.__getitem__, up))):  # a root's "parent" is ends[-1] == n
-        return None
-    pairs: list[tuple[int, int]] = []
-    r = 0
-    while ends[r] < n:  # the roots, in file order
-        pairs.append((r, ends[r]))
-        r = ends[r]
-    for p in compress(range(n - 1), map(lt, ends[1:], ends)):  # forks: the first child ends early
-        c, end = p + 1, ends[p]
-        while ends[c] < end:
-            pairs.append((c, ends[c]))
-            c = ends[c]
-    return size if _oldest_first(stamps, pairs) else None
+    stack = [-1]  # the path to the entry before, under the virtual root
+    pop, push = stack.pop, stack.append
+    first: list[int] = []  # siblings in file order: first[k] right before later[k]
+    later: list[int] = []
+    k = 0
+    for p in up:
+        top = stack[-1]
+        if top != p:
+            x = top
+            while top != p:
+                if top < 0:
+                    return None
+                pop()
+                size[top] = k - top
+                x = top
+                top = stack[-1]
+            first.append(x)
+            later.append(k)
+        push(k)
+        k += 1
+    rest = stack[1:]
+    any(map(size.__setitem__, rest, map(sub, repeat(n), rest)))  # the last entry's path ends with the file
+    return size if n and _oldest_first(stamps_of, first, later) else None
+
+
+_POSITIONS: list[int] = []
+
+
+def positions(n: int) -> list[int]:
+    """``0 .. n-1`` as int objects made once and kept (grown as needed): the tree's indexes of 50,000 entries
+    point into one compact block instead of allocating 50,000 ints scattered wherever the heap has room."""
+    if len(_POSITIONS) < n:
+        _POSITIONS.extend(range(len(_POSITIONS), n))
+    return _POSITIONS if len(_POSITIONS) == n else _POSITIONS[:n]
 
 
 def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
@@ -84,18 +103,18 @@ def _through(skipped: dict[str, Any], entry_id: Any) -> Any:
     return None
 
 
-def _fields(entries: Sequence[Any]) -> tuple[list[str], list[str], list[Any], list[str]]:
-    """(ids, types, parent ids, timestamps) in file order; records' fields are read at C speed."""
-    if set(map(type, entries)) <= {EntryRecord}:
-        ids, kinds, parents, stamps = (list(map(get, entries)) for get in _FIELDS)
-        if all(map(str.__instancecheck__, ids)):
-            if None in kinds:
-                kinds = [k or "" for k in kinds]
-            if None in stamps:
-                stamps = [t or "" for t in stamps]
-            return ids, kinds, parents, stamps
+def _stamps_in(stamps: Sequence[str]) -> StampsOf:
+    return lambda idxs: list(map(stamps.__getitem__, idxs))
+
+
+def _fields(entries: Sequence[Any], records: bool) -> tuple[list[str], list[str], list[Any], StampsOf]:
+    """(ids, types, parent ids, timestamps of given entries) in file order; records' fields are read at C
+    speed, and their timestamps only where asked (siblings' order: a fraction of the entries)."""
+    if records:  # an EntryRecord's id, type and timestamp are strings (the loader and from_dict see to it)
+        ids, kinds, parents = (list(map(get, entries)) for get in _FIELDS)
+        return ids, kinds, parents, lambda idxs: list(map(_STAMP, map(entries.__getitem__, idxs)))
     rows = [tree_fields(e) for e in entries]
-    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]
+    return [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], _stamps_in([r[3] for r in rows])
 
 
 class TreeShape:
@@ -107,12 +126,14 @@ class TreeShape:
         "parent",
         "size",
         "_depth",
+        "_paths",
         "kind",
         "role",
         "settings",
         "hidden",
         "index",
         "_read",
+        "_lines_read",
         "_deep",
     )
 
@@ -122,6 +143,7 @@ class TreeShape:
         self.parent: list[int] = []  # preorder index of the parent, -1 for roots
         self.size: list[int] = []  # entries in the subtree, itself included
         self._depth: list[int] = []  # filled as asked (depth_of)
+        self._paths: list[Sequence[int]] = []  # paths whose depths are known, until _depth exists
         self.kind: list[str] = []
         # Facts filters need, read from a message's line when first asked (``role_of`` and friends): opening
         # a deep session reads the spine's lines, not those inside folded side branches.
@@ -129,6 +151,7 @@ class TreeShape:
         self.settings: list[bool] = []  # bookkeeping: shown only under the "all" filter
         self.hidden: list[bool] = []  # an assistant turn made only of tool calls
         self._read = bytearray()  # 1 once an entry's facts are in the three lists above
+        self._lines_read = 0  # entries whose facts had to be read from their lines
         self._deep: dict[int, bool] = {}
         self.index: dict[str, int] = {}  # entry id -> preorder index (skipped usage ids -> their ancestor)
         if entries:
@@ -182,11 +205,13 @@ class TreeShape:
         return out
 
     def _build(self, entries: Sequence[Any]) -> None:
-        ids, kinds, parents, stamps = _fields(entries)
+        records = set(map(type, entries)) <= {EntryRecord}
+        ids, kinds, parents, stamps_of = _fields(entries, records)
         n = len(ids)
         keep: Sequence[int] = range(n)
         skipped: dict[str, Any] = {}
-        index = dict(zip(reversed(ids), range(n - 1, -1, -1), strict=True))  # the first of duplicates wins
+        # (a duplicate id leaves fewer keys: the general path below builds it again, the first one winning)
+        index = dict(zip(ids, positions(n), strict=True))
         if len(index) < n or "usage" in kinds:
             # pi 1.6's usage entries (e.g. cache warming) are accounting, never rows: their children hang on
             # the nearest shown ancestor, and a usage entry as the leaf marks that ancestor active.
@@ -200,23 +225,27 @@ class TreeShape:
                     index[eid] = len(kept)
                     kept.append(k)
             keep = kept
-            ids, kinds, stamps = [ids[k] for k in keep], [kinds[k] for k in keep], [stamps[k] for k in keep]
+            ids, kinds, stamps_of = (
+                [ids[k] for k in keep],
+                [kinds[k] for k in keep],
+                _stamps_in(stamps_of(keep)),
+            )
             parents = [_through(skipped, parents[k]) for k in keep]
             n = len(keep)
         try:
             up = list(map(index.get, parents, repeat(-1)))
         except TypeError:  # an unhashable parentId in a damaged line
             up = [index.get(p, -1) if isinstance(p, str) else -1 for p in parents]
-        if any(map(eq, up, range(n))):
+        size = _preorder_sizes(up, stamps_of)  # None also when an entry is its own parent
+        if size is None and any(map(eq, up, range(n))):
             up = [-1 if p == k else p for k, p in enumerate(up)]  # its own parent: a root
-        size = _preorder_sizes(up, stamps)
         if size is not None:
             parent = up
             self.entries = list(entries) if isinstance(keep, range) else [entries[k] for k in keep]
             self.ids, self.kind = ids, kinds
             self.index = index
         else:
-            order, parent = self._preorder(up, stamps)
+            order, parent = self._preorder(up, stamps_of(range(n)))
             size = [1] * n
             for i in range(n - 1, 0, -1):
                 p = parent[i]
@@ -235,27 +264,50 @@ class TreeShape:
             if shown is not None:
                 self.index.setdefault(eid, shown)
         self.settings = list(map(SETTINGS_TYPES.__contains__, kind))
-        self.role = [None] * n
         self.hidden = [False] * n
-        self._read = bytearray(map("message".__ne__, kind))
+        if records:
+            self._known_heads()
+        else:
+            self.role = [None] * n
+            self._read = bytearray(map("message".__ne__, kind))
+
+    def _known_heads(self) -> None:
+        """Roles from the records' message heads (read by the loader from each line's prefix), in bulk: a
+        message whose head settles its facts (any role but an assistant turn, or one known to have text, which
+        is then not tool calls only) needs no look at its line."""
+        heads = list(map(_HEAD, self.entries))
+        # the heads there can be (records share them): a head not among them is just read from its line
+        role_of = {h: h[0] for h in known_heads()}
+        settled = {h for h in role_of if h[1] or h[0] != "assistant"}
+        self.role = list(map(role_of.get, heads))  # None for entries without a head
+        self._read = read = bytearray(map(settled.__contains__, heads))
+        if None in heads:  # not a message, or a message the loader could not place (read when needed)
+            kind = self.kind
+            for i in compress(range(len(heads)), map(is_, heads, repeat(None))):
+                read[i] = kind[i] != "message"
+        if "system" in role_of.values():  # the tool-set log: bookkeeping, like model changes
+            settings = self.settings
+            for i in compress(range(len(heads)), map(eq, self.role, repeat("system"))):
+                settings[i] = True
 
     @property
     def facts_read(self) -> int:
-        """How many entries' facts have been read so far (what a lazy open costs)."""
-        return sum(self._read)
+        """How many entries' facts have been read from their lines so far (what a lazy open costs)."""
+        return self._lines_read
 
     def read_facts(self, i: int) -> None:
         """Fill role/hidden/settings of entry ``i`` from its line (once)."""
         if self._read[i]:
             return
         self._read[i] = 1
+        self._lines_read += 1
         r, h = message_facts(self.entries[i])
         self.role[i] = r
         self.hidden[i] = h
         if r == "system":  # the tool-set log: bookkeeping, like model changes (shown under "all")
             self.settings[i] = True
 
-    def read_facts_of(self, idxs: Iterable[int]) -> None:
+    def read_facts_of(self, idxs: Sequence[int]) -> None:
         """:meth:`read_facts` of many entries (a deep tree's spine), in one loop."""
         read, entries, role, hidden, settings = (
             self._read,
@@ -264,9 +316,11 @@ class TreeShape:
             self.hidden,
             self.settings,
         )
-        for i in idxs:
-            if read[i]:
-                continue
+        if not read.count(0):  # everything known (the loader placed every message)
+            return
+        todo = list(compress(idxs, map(not_, map(read.__getitem__, idxs))))
+        self._lines_read += len(todo)
+        for i in todo:
             read[i] = 1
             r, h = message_facts(entries[i])
             role[i] = r
@@ -280,10 +334,14 @@ class TreeShape:
         return self.role[i]
 
     def know_depths(self, path: Sequence[int]) -> None:
-        """Depths along ``path`` (root → entry: the k-th entry is k deep), known without walking up."""
-        if not self._depth:
-            self._depth = [-1] * len(self.parent)
-        any(map(self._depth.__setitem__, path, range(len(path))))  # each store returns None: runs them all
+        """Depths along ``path`` (root → entry: the k-th entry is k deep), known without walking up (stored
+        when a depth is first asked for: opening the browser asks none)."""
+        if self._depth:
+            any(
+                map(self._depth.__setitem__, path, range(len(path)))
+            )  # each store returns None: runs them all
+        else:
+            self._paths.append(path)
 
     def depth_of(self, i: int) -> int:
         """Ancestors of ``i`` (0 for a root). Found by walking up to an entry whose depth is known, remembering
@@ -291,6 +349,9 @@ class TreeShape:
         depth, parent = self._depth, self.parent
         if not depth:
             depth = self._depth = [-1] * len(parent)
+            for path in self._paths:
+                any(map(depth.__setitem__, path, range(len(path))))
+            self._paths.clear()
         walk: list[int] = []
         j = i
         while j >= 0 and depth[j] < 0:

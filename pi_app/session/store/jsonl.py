@@ -19,7 +19,7 @@ from typing import Any
 
 from .entries import CURRENT_SESSION_VERSION, to_line
 from .paths import new_entry_id
-from .record import PREFIX, EntryRecord, LineSource, bulk
+from .record import PI_PREFIX, PREFIX, EntryRecord, LineSource, MessageHead, bulk, head_of, message_head
 
 
 class SessionFileError(Exception):
@@ -142,21 +142,34 @@ def write_atomic(path: str, lines: Iterable[dict[str, Any] | EntryRecord]) -> No
 
 
 _PREFIX_B = re.compile(PREFIX.pattern.encode())
+_PI_PREFIX_B = re.compile(PI_PREFIX.pattern.encode())
+
+
+# message heads by role bytes (with text known, or not): a dict look-up per message line, no decode or tuple
+_TEXT_HEADS: dict[bytes, MessageHead] = {}
+_HEADS: dict[bytes, MessageHead] = {}
 
 
 def _entry_from_line(
     raw: bytes, src: LineSource, offset: int, lineno: int, warnings: list[str]
 ) -> EntryRecord | None:
-    """A record for one v3 line (``raw`` with its newline, if any): its tree fields read from the line's
-    prefix where possible, its body left in the file; anything else parsed now to be checked."""
+    """A record for one v3 line (``raw`` with its newline, if any): its tree fields (and a message's role)
+    read from the line's prefix where possible, its body left in the file; anything else parsed now to be
+    checked."""
     cut = not raw.endswith(b"\n")
     body = raw if cut else raw[:-1]
-    m = _PREFIX_B.match(body)
+    m = _PI_PREFIX_B.match(body) or _PREFIX_B.match(body)
     # A line without its newline is parsed in full: that is where a crash leaves a cut line.
     if m is not None and not cut and body.endswith(b"}"):
-        kind, eid, parent, ts = m.groups()
+        kind, eid, parent, ts, role, text = m.groups()
         fields = (intern(kind.decode()), eid.decode(), parent.decode() if parent else None, ts.decode())
-        return EntryRecord.at(src, offset, body, lineno, fields, warnings)
+        head = None
+        if role is not None and fields[0] == "message":
+            heads = _HEADS if text is None else _TEXT_HEADS
+            head = heads.get(role)
+            if head is None:
+                head = heads[role] = message_head(role.decode(), text is not None)
+        return EntryRecord.at(src, offset, body, lineno, fields, head)
     if not body.strip():
         return None
     where = f"{src.path}:{lineno}"
@@ -183,7 +196,7 @@ def _entry_from_line(
             parent if isinstance(parent, str) else None,
             ts if isinstance(ts, str) else "",
         )
-        return EntryRecord.at(src, offset, body, lineno, fields, warnings)
+        return EntryRecord.at(src, offset, body, lineno, fields, head_of(obj))
     return None
 
 
@@ -194,11 +207,17 @@ def _stream_entries(
     (and never as one str, which one non-Latin-1 character would make four bytes per character)."""
     out: list[EntryRecord] = []
     append = out.append
+    prev = ""
     for raw in lines:
         lineno += 1
         rec = _entry_from_line(raw, src, offset, lineno, warnings)
         offset += len(raw)
         if rec is not None:
+            if rec.parent_id == prev:
+                # One string for the id and the next line's parentId (most lines follow the one before):
+                # less memory, and looking the parent up compares pointers, its hash already known.
+                rec.parent_id = prev
+            prev = rec.id
             append(rec)
     return out
 
@@ -235,7 +254,7 @@ def load_session_file(
         version = header.get("version")
         if isinstance(version, int) and version >= CURRENT_SESSION_VERSION:
             with bulk():
-                entries = _stream_entries(fh, LineSource(p), offset, lineno, warnings)
+                entries = _stream_entries(fh, LineSource(p, warnings), offset, lineno, warnings)
             ends = _ends_with_newline(fh)
             return LoadedSession(p, header, entries, warnings, ends)
 

@@ -4,6 +4,10 @@ A 50k-entry file is mostly message bodies nobody looks at when resuming, so the 
 ``parentId`` and ``timestamp`` from the line prefix (pi and this port write those keys first) and keeps the
 line's bytes; ``json.loads`` of the whole line happens only when another field is asked for. Unchanged lines
 are written back byte for byte. Records answer ``rec["key"]`` / ``rec.get("key")`` like the dict they stand for.
+
+A message line's prefix also shows its role (pi writes ``"message":{"role":…`` right after the timestamp) and,
+for most assistant turns, that the content opens with text: kept as ``message_head`` so the tree browser can
+sort 50,000 entries into user turns, tool results and tool-call-only turns without reading a line again.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import gc
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -23,7 +28,55 @@ from .entries import to_line
 PREFIX = re.compile(
     r'\{\s*"type"\s*:\s*"([a-z_]+)"\s*,\s*"id"\s*:\s*"([^"\\]+)"\s*,\s*"parentId"\s*:\s*'
     r'(?:null|"([^"\\]+)")\s*,\s*"timestamp"\s*:\s*"([^"\\]*)"'
+    # a message's role, then (group 6 set) content that is a string, or opens with a text part, with a visible
+    # ASCII character before anything but spaces and escaped \n \r \t \f: the message has text (anything
+    # rarer, e.g. thinking first: not known here)
+    r'(?:\s*,\s*"message"\s*:\s*\{\s*"role"\s*:\s*"([A-Za-z_]+)"'
+    r'(?:\s*,\s*"content"\s*:\s*(?:\[\s*\{\s*"type"\s*:\s*"text"\s*,\s*"text"\s*:\s*)?"'
+    r'(?: |\\[nrtf])*([!#-\[\]-~]|\\["\\/]))?)?'
 )
+# The same, exactly as pi writes it (no whitespace): tried first, as it matches in two thirds of the time.
+PI_PREFIX = re.compile(re.sub(r"\\s\*", "", PREFIX.pattern))
+# (role, has text): what a message line's prefix tells; one shared tuple per kind (records only point at it)
+MessageHead = tuple[str, bool]
+_HEADS: dict[tuple[str, bool], MessageHead] = {}
+
+
+def message_head(role: str, has_text: bool) -> MessageHead:
+    """The shared ``(role, has text)`` tuple: ``has_text`` True when the message is known to have a non-blank
+    text part, False when that is not known (or it has none)."""
+    key = (role, has_text)
+    head = _HEADS.get(key)
+    if head is None:
+        head = _HEADS[key] = (sys.intern(role), has_text)
+    return head
+
+
+def known_heads() -> list[MessageHead]:
+    """Every head made so far (few: one per role and text flag)."""
+    return list(_HEADS.values())
+
+
+def head_of(entry: dict[str, Any]) -> MessageHead | None:
+    """The message head of a parsed entry (None when it is not a message with a string role)."""
+    msg = entry.get("message") if entry.get("type") == "message" else None
+    role = msg.get("role") if isinstance(msg, dict) else None
+    if not isinstance(role, str):
+        return None
+    content = msg.get("content")  # type: ignore[union-attr]
+    if isinstance(content, str):
+        texty = bool(content.strip())
+    else:
+        texty = isinstance(content, list) and any(
+            isinstance(b, dict)
+            and b.get("type") == "text"
+            and isinstance(b.get("text"), str)
+            and b["text"].strip()
+            for b in content
+        )
+    return message_head(role, texty)
+
+
 _MISSING = object()
 
 
@@ -59,10 +112,11 @@ class LineSource:
     Lines are read with ``pread``: nothing of the file is held in memory but what was asked for.
     """
 
-    __slots__ = ("path", "_fd", "__weakref__")
+    __slots__ = ("path", "warnings", "_fd", "__weakref__")
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, warnings: list[str] | None = None) -> None:
         self.path = path
+        self.warnings = warnings  # where its records report a line found damaged when first parsed
         self._fd = os.open(path, os.O_RDONLY)
 
     def read(self, offset: int, size: int) -> bytes:
@@ -83,7 +137,7 @@ INLINE_LINE_BYTES = 1024  # lines up to this size are kept in memory
 
 
 class EntryRecord:
-    __slots__ = ("type", "id", "parent_id", "timestamp", "_raw", "_data", "_where", "_sink", "_src")
+    __slots__ = ("type", "id", "parent_id", "timestamp", "message_head", "_raw", "_data", "_where", "_src")
 
     def __init__(
         self,
@@ -94,16 +148,17 @@ class EntryRecord:
         raw: str | None = None,
         data: dict[str, Any] | None = None,
         where: str = "",
-        sink: list[str] | None = None,
+        message_head: MessageHead | None = None,
     ) -> None:
         self.type = type
         self.id = id
         self.parent_id = parent_id
         self.timestamp = timestamp
+        # (role, has text) of a message, when known without parsing (see message_head()); else None
+        self.message_head = message_head
         self._raw: str | int | None = raw  # the line, or its span in ``_src``
         self._data = data
         self._where: str | int = where  # "file:line", or the line number in ``_src``
-        self._sink = sink
         self._src: LineSource | None = None
 
     @classmethod
@@ -114,14 +169,14 @@ class EntryRecord:
         line: bytes,
         lineno: int,
         fields: tuple[str, str, str | None, str],
-        sink: list[str],
+        head: MessageHead | None = None,
     ) -> EntryRecord:
         """A record for ``line``, read at ``offset`` of ``src`` (newline excluded).
 
         Short lines are kept as text (a read per line would cost more than it saves, and tree views
         peek at every message line); long ones, where a session's bytes are, stay in the file.
         """
-        rec = cls(*fields, None, None, "", sink)
+        rec = cls(*fields, None, None, "", head)
         size = len(line)
         if size <= INLINE_LINE_BYTES:
             rec._raw = line.decode("utf-8", "surrogateescape")
@@ -141,6 +196,7 @@ class EntryRecord:
             parent if isinstance(parent, str) else None,
             ts if isinstance(ts, str) else "",
             data=data,
+            message_head=head_of(data),
         )
 
     def _line_bytes(self) -> bytes:
@@ -204,8 +260,9 @@ class EntryRecord:
                 self._data = obj
             except ValueError as exc:
                 # A damaged line found late: keep its tree position, drop the unreadable body.
-                if self._sink is not None:
-                    self._sink.append(f"{self.where}: skipped malformed line: {exc}")
+                sink = self._src.warnings if self._src is not None else None
+                if sink is not None:
+                    sink.append(f"{self.where}: skipped malformed line: {exc}")
                 self._data = {
                     "type": self.type,
                     "id": self.id,
