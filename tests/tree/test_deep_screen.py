@@ -58,14 +58,14 @@ async def test_opens_on_the_active_leaf_and_keeps_it_readable_at_both_sizes():
             assert tl.model.selected_id == "e9999"
             assert "← active" in drawn_selected(tl)
             assert_selected_readable(tl)
-            for key in ["up"] * 10 + ["ctrl+left", "ctrl+left", "down", "right", "down", "ctrl+right"]:
+            for key in ["up"] * 4 + ["ctrl+left", "ctrl+left", "down", "right", "down", "ctrl+right"]:
                 await pilot.press(key)
                 assert_selected_readable(tl)
             await pilot.press("home")
             assert_selected_readable(tl)
             await pilot.press("end")
             assert_selected_readable(tl)
-            await pilot.press("slash", *"abandoned")
+            await pilot.press("slash", *"aband")
             assert_selected_readable(tl)
             await pilot.press("ctrl+u")
             assert_selected_readable(tl)
