@@ -202,10 +202,14 @@ async def test_a_closed_browser_lets_its_model_go_before_the_next_big_build_free
         await pilot.pause()
         model = TreeModel(entries, entries[-1]["id"])
         gone = weakref.ref(model)
-        await app.push_screen(TreeBrowserScreen(model))
+        screen = TreeBrowserScreen(model)
+        screen_gone = weakref.ref(screen)
+        await app.push_screen(screen)
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()
-        del model
+        await pilot.pause()
+        del model, screen
         TreeModel(entries, entries[-1]["id"])  # the next big build (its heap is frozen)
         assert gone() is None
+        assert screen_gone() is None  # the closed screen's widgets too, not frozen as they were

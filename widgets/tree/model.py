@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 
-from pi_app.session.store.record import bulk, settle_heap
+from pi_app.session.store.record import bulk, collect_before_settling, settle_heap
 
 from .entry_text import (
     DisplayText,
@@ -135,9 +135,12 @@ class TreeModel:
         self.entry_count = len(entries)
         # No cyclic GC while the tree's lists and dicts are made; a big model then leaves its reach at once
         # (settle_heap inside: re-enabled first, the collector would walk everything just made, for nothing).
+        big = self.entry_count >= SETTLE_AT
+        if big:
+            collect_before_settling()  # a closed browser's widgets would be frozen for good by settle_heap
         with bulk():
             self._build(entries, home, selected_id)
-            if self.entry_count >= SETTLE_AT:
+            if big:
                 settle_heap()
 
     def _build(self, entries: Sequence[Any], home: str | None, selected_id: str | None) -> None:

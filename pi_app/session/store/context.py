@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ..messages import AgentMessage, iso_to_ms, parse_agent_message
-from .record import EntryRecord, bulk, settle_heap
+from .record import EntryRecord, bulk, collect_before_settling, settle_heap
 
 # An entry dict or an EntryRecord (which answers get()/[] like the dict it stands for).
 Entry = Any
@@ -66,6 +66,8 @@ class SessionContext:
         file and line; the rest of the session resumes and the file is left as it is.
         """
         out: list[AgentMessage] = []
+        if len(self.sources) > _SETTLE_AT:
+            collect_before_settling()
         with bulk():
             for entry, built in self.sources:
                 msg = _typed(entry, built, self.warnings)

@@ -51,10 +51,11 @@ from .entries import (
 )
 from .jsonl import SessionFileError, load_session_file, write_atomic
 from .paths import default_session_dir, iso_now, new_entry_id, session_file_name, uuid7
-from .record import EntryRecord, bulk, settle_heap
+from .record import EntryRecord, bulk, collect_before_settling, settle_heap
 
 Entry = EntryRecord
 _SETTLE_AT = 5_000  # entries; a smaller session costs the cyclic GC little
+_COLLECT_FROM_BYTES = 1 << 20  # a file this big may hold _SETTLE_AT entries: collect before loading it
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -169,6 +170,8 @@ class SessionManager:
             self.new_session()
             self.session_file = path
             return
+        if os.path.getsize(path) >= _COLLECT_FROM_BYTES:
+            collect_before_settling()  # a big file's load ends in settle_heap
         # Raises SessionFileError for a bad header: such a file is never overwritten.
         loaded = load_session_file(path, warnings=self.warnings)
         if loaded.header is None:
