@@ -237,7 +237,7 @@ class PiApp(App[None]):
 
     def _apply_user_keybindings(self) -> None:
         """pi's ``<agent dir>/keybindings.json``: its keys replace the defaults; problems are shown at start."""
-        from pi_app.tui.first_frame import agent_dir
+        from pi_app.config_home import agent_dir
 
         self.keybindings_path = agent_dir() / "keybindings.json"
         self.startup_warnings += self.reload_keybindings()

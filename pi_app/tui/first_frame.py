@@ -11,7 +11,6 @@ change them then.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,20 +18,10 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.widget import Widget
 
+from pi_app.config_home import agent_dir
 from pi_app.tui.header import HeaderData, StartupHeader
 
 THINKING_SUFFIXES = ("off", "minimal", "low", "medium", "high", "xhigh")
-
-
-def agent_dir() -> Path:
-    """``pi_app.session.config.paths.agent_dir`` without importing ``pi_app.session.config`` (whose package
-    loads the settings schema and the model registry, ~0.3 s); a test keeps the two the same."""
-    env = os.environ.get("PI_CODING_AGENT_DIR")
-    if env:
-        if env == "~" or env.startswith("~/"):
-            return Path(str(Path.home()) + env[1:])
-        return Path(env)
-    return Path.home() / ".pi" / "agent"
 
 
 @dataclass(frozen=True)

@@ -171,18 +171,6 @@ def test_model_label_and_first_frame_settings(tmp_path: Path, monkeypatch: pytes
     assert read_first_frame(None) == FirstFrame()  # the session reports the broken file
 
 
-@pytest.mark.parametrize("value", [None, "/x/agent", "~", "~/conf/pi", "rel/dir"])
-def test_first_frame_agent_dir_is_the_config_one(monkeypatch: pytest.MonkeyPatch, value: str | None) -> None:
-    from pi_app.session.config.paths import agent_dir
-    from pi_app.tui.first_frame import agent_dir as first_frame_agent_dir
-
-    if value is None:
-        monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
-    else:
-        monkeypatch.setenv("PI_CODING_AGENT_DIR", value)
-    assert first_frame_agent_dir() == agent_dir()
-
-
 def test_first_frame_modules_import_no_session_layers() -> None:
     """What the starting app imports before its first frame: no pydantic, no ai/agent/session/tools."""
     code = (

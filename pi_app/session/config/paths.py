@@ -5,18 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-CONFIG_DIR_NAME = ".pi"
-ENV_AGENT_DIR = "PI_CODING_AGENT_DIR"
-
-
-def agent_dir() -> Path:
-    """The global config directory; a leading ``~`` in the environment variable is expanded."""
-    env = os.environ.get(ENV_AGENT_DIR)
-    if env:
-        if env == "~" or env.startswith("~/"):
-            return Path(str(Path.home()) + env[1:])
-        return Path(env)
-    return Path.home() / CONFIG_DIR_NAME / "agent"
+from pi_app.config_home import CONFIG_DIR_NAME as CONFIG_DIR_NAME
+from pi_app.config_home import ENV_AGENT_DIR as ENV_AGENT_DIR
+from pi_app.config_home import agent_dir as agent_dir
 
 
 def settings_path() -> Path:
