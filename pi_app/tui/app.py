@@ -25,12 +25,13 @@ from textual.widget import Widget
 
 import themes
 from pi_app.modes import startup_gc
+from pi_app.tui.app_extensions import AppExtensions
 from pi_app.tui.clipboard import Clipboard, SystemClipboard
 from pi_app.tui.dialogs import Dialogs
 from pi_app.tui.first_frame import FirstFrame, StartingChat
 from pi_app.tui.footer_data import git_branch
 from pi_app.tui.key_actions import TRANSCRIPT_BINDINGS, KeyActions
-from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
+from pi_app.tui.keybindings import UNBOUND, apply_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import SessionStarter, TuiOptions
 from pi_app.tui.terminal_keys import key_notes, recognise_esc_cr, unreachable_keys
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, first_theme, setup_themes
@@ -44,7 +45,6 @@ from widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from pi_app.ai.types import ImageContent
-    from pi_app.extensions.runner import ExtensionError
     from pi_app.session.agent_session import AgentSession
     from pi_app.tools.file_index import FileIndex
     from pi_app.tui.bridge import EventBridge
@@ -175,7 +175,7 @@ class PiApp(App[None]):
         self.footer = PiFooter(id="footer")
         self.keys = KeyActions(self)
         self.dialogs = Dialogs(self)
-        self.extension_keys: dict[str, list[str]] = {}  # keybindings.json's "ext.*" entries
+        self.extensions = AppExtensions(self)  # the extension runtime's UI, errors, shortcuts
         self._apply_user_keybindings()
         recognise_esc_cr()  # Alt+Enter as most terminals send it
         self.unreachable_keys = frozenset[str]() if self.options.test_mode else unreachable_keys(os.environ)
@@ -248,25 +248,11 @@ class PiApp(App[None]):
         overrides, warnings = load_keybindings(self.keybindings_path)
         self.key_overrides = overrides
         warnings += apply_bindings(self, self.editor, overrides, str(self.keybindings_path))
-        return warnings + self._load_extension_keys()
-
-    def _load_extension_keys(self) -> list[str]:
-        if self.options.extensions is None:
-            return []
-        from pi_app.tui.extension_ui import extension_key_overrides
-
-        # their shortcuts' ids are "ext.<extension>.<name>"
-        self.extension_keys, warnings = extension_key_overrides(self.keybindings_path)
-        return warnings
+        return warnings + self.extensions.load_keys(self.keybindings_path)
 
     def extension_shortcuts(self) -> list[BoundShortcut]:
-        """Extension shortcuts with the keys they answer to (asked each time: a handler may register one)."""
-        runner = self.options.extensions
-        if runner is None:
-            return []
-        from pi_app.tui.extension_ui import bound_shortcuts
-
-        return bound_shortcuts(runner, self.extension_keys)
+        """Extension shortcuts with the keys they answer to (see :class:`AppExtensions`)."""
+        return self.extensions.shortcuts()
 
     @property
     def header(self) -> StartupHeader | None:
@@ -405,7 +391,7 @@ class PiApp(App[None]):
             self.exit(return_code=1)
             return
         self._take_options(start.options)
-        self.startup_warnings += self._load_extension_keys()
+        self.startup_warnings += self.extensions.load_keys(self.keybindings_path)
         self._attach_session(start.session)
         for placeholder in self.query(StartingChat):
             await placeholder.remove()
@@ -440,7 +426,7 @@ class PiApp(App[None]):
             self.call_after_refresh(self._warm_provider_import)  # settles the collector when done
         elif not self.options.test_mode:
             self.call_after_refresh(startup_gc.settle)
-        self._bind_extensions()
+        self.extensions.bind()
         trust = self.options.trust
         if trust is not None and trust.trusted is None:  # undecided: ask before project resources load
             from pi_app.tui.screens.trust import open_trust
@@ -450,65 +436,9 @@ class PiApp(App[None]):
             self._start_after_trust()
         self._session_ready_flag.set()
 
-    def _bind_extensions(self) -> None:
-        runner = self.options.extensions
-        if runner is None:
-            return
-        from pi_app.tui.extension_ui import TuiExtensionUI
-
-        runner.set_ui("tui", TuiExtensionUI(self, self))
-
-        def report(error: ExtensionError) -> None:
-            from widgets.notices import ErrorNotice
-
-            self.run_worker(self.chat.add(ErrorNotice(str(error))), group="extension-ui", exit_on_error=False)
-
-        runner.on_error = report
-
-        def shutdown() -> None:
-            self.run_worker(self._exit_when_idle(), exit_on_error=False)
-
-        runner.on_shutdown_request = shutdown
-        from widgets.notices import Notice
-
-        for warning in self._shortcut_clashes():
-            self.run_worker(
-                self.chat.add(Notice(warning, kind="warning")), group="extension-ui", exit_on_error=False
-            )
-        self.run_worker(runner.start(), group="extensions", exit_on_error=False)
-
-    def _shortcut_clashes(self) -> list[str]:
-        """Extension shortcuts on keys the app or the editor already uses (those keys keep their action)."""
-        from pi_app.tui.extension_ui import shortcut_clashes
-
-        if self.options.extensions is None:
-            return []
-        used = {key: binding.description or binding.action for key, binding in self._app_key_bindings()}
-        used.update({k: f"editor: {a}" for k, a in self.editor.key_actions.items()})
-        return shortcut_clashes(self.extension_shortcuts(), used)
-
-    def _app_key_bindings(self) -> list[tuple[str, Binding]]:
-        table = effective_bindings(type(self), keymap_of(self.key_overrides))
-        return [(key, b) for key, bindings in table.items() for b in bindings]
-
-    async def on_key(self, event: events.Key) -> None:
-        """Extension shortcuts: keys nothing else used bubble up here (pi's registerShortcut)."""
-        runner = self.options.extensions
-        if runner is None:
-            return
-        for bound in self.extension_shortcuts():
-            if event.key in bound.keys:
-                event.stop()
-                self.run_worker(
-                    runner.run_shortcut(bound.extension, bound.shortcut),
-                    group="extensions",
-                    exit_on_error=False,
-                )
-                return
-
-    async def _exit_when_idle(self) -> None:
-        await self.session.wait_for_idle()
-        self.exit()
+    def on_key(self, event: events.Key) -> None:
+        """Keys nothing else used bubble up here: extension shortcuts (pi's registerShortcut)."""
+        self.extensions.run_shortcut(event)
 
     def _start_after_trust(self) -> None:
         if self.resume_at_start:
