@@ -31,7 +31,7 @@ from pi_app.tui.dialogs import Dialogs
 from pi_app.tui.first_frame import FirstFrame, StartingChat
 from pi_app.tui.footer_data import git_branch
 from pi_app.tui.key_actions import TRANSCRIPT_BINDINGS, KeyActions
-from pi_app.tui.keybindings import UNBOUND, apply_bindings, keymap_of, load_keybindings
+from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import SessionStarter, TuiOptions
 from pi_app.tui.terminal_keys import key_notes, recognise_esc_cr, unreachable_keys
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, first_theme, setup_themes
@@ -175,7 +175,7 @@ class PiApp(App[None]):
         self.footer = PiFooter(id="footer")
         self.keys = KeyActions(self)
         self.dialogs = Dialogs(self)
-        self.extensions = AppExtensions(self)  # the extension runtime's UI, errors, shortcuts
+        self.extensions = AppExtensions(self, self, self._app_key_bindings)  # extensions' UI, errors, keys
         self._apply_user_keybindings()
         recognise_esc_cr()  # Alt+Enter as most terminals send it
         self.unreachable_keys = frozenset[str]() if self.options.test_mode else unreachable_keys(os.environ)
@@ -435,6 +435,10 @@ class PiApp(App[None]):
         else:
             self._start_after_trust()
         self._session_ready_flag.set()
+
+    def _app_key_bindings(self) -> list[tuple[str, Binding]]:
+        table = effective_bindings(type(self), keymap_of(self.key_overrides))
+        return [(key, b) for key, bindings in table.items() for b in bindings]
 
     def on_key(self, event: events.Key) -> None:
         """Keys nothing else used bubble up here: extension shortcuts (pi's registerShortcut)."""

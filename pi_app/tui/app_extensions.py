@@ -7,22 +7,26 @@ Composed into :class:`~pi_app.tui.app.PiApp` (``app.extensions``) as :class:`Key
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events
-
-from pi_app.tui.keybindings import effective_bindings, keymap_of
+from textual.binding import Binding
 
 if TYPE_CHECKING:
     from pi_app.extensions.runner import ExtensionError, ExtensionRunner
-    from pi_app.tui.app import PiApp
-    from pi_app.tui.extension_ui import BoundShortcut
+    from pi_app.tui.context import AppContext
+    from pi_app.tui.extension_ui import BoundShortcut, ExtensionSlots
 
 
 class AppExtensions:
-    def __init__(self, app: PiApp) -> None:
+    def __init__(
+        self, app: AppContext, host: ExtensionSlots, app_bindings: Callable[[], list[tuple[str, Binding]]]
+    ) -> None:
         self.app = app
+        self.host = host
+        self._app_bindings = app_bindings  # the app's own keys in effect, for the clash check
         self.keys: dict[str, list[str]] = {}  # keybindings.json's "ext.*" entries
 
     @property
@@ -57,7 +61,7 @@ class AppExtensions:
         from pi_app.tui.extension_ui import TuiExtensionUI
         from widgets.notices import ErrorNotice, Notice
 
-        runner.set_ui("tui", TuiExtensionUI(app, app))
+        runner.set_ui("tui", TuiExtensionUI(app, self.host))
 
         def report(error: ExtensionError) -> None:
             app.run_worker(app.chat.add(ErrorNotice(str(error))), group="extension-ui", exit_on_error=False)
@@ -80,10 +84,8 @@ class AppExtensions:
             return []
         from pi_app.tui.extension_ui import shortcut_clashes
 
-        app = self.app
-        table = effective_bindings(type(app), keymap_of(app.key_overrides))
-        used = {key: b.description or b.action for key, bindings in table.items() for b in bindings}
-        used.update({k: f"editor: {a}" for k, a in app.editor.key_actions.items()})
+        used = {key: binding.description or binding.action for key, binding in self._app_bindings()}
+        used.update({k: f"editor: {a}" for k, a in self.app.editor.key_actions.items()})
         return shortcut_clashes(self.shortcuts(), used)
 
     def run_shortcut(self, event: events.Key) -> None:
