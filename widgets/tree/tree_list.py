@@ -104,6 +104,7 @@ class TreeList(ScrollView, can_focus=True):
         self._strips: dict[tuple[int, bool, int], Strip] = {}
         # Cells cut on the left of every row so the selected row's text shows (deep rows in a narrow pane).
         self.left = 0
+        self._frame: tuple[int, int] | None = None  # (content width, first row shown) while a frame renders
 
     def on_mount(self) -> None:
         self.refresh_rows()
@@ -141,11 +142,15 @@ class TreeList(ScrollView, can_focus=True):
             if first == 0:
                 self._strips.clear()
             else:
-                strips = self._strips
-                moved = {(k[0] + delta, *k[1:]): v for k, v in strips.items() if k[0] >= after >= 0}
-                for key in [k for k in strips if k[0] >= first]:
-                    del strips[key]
-                strips.update(moved)
+                # only lines near the view are worth keeping: the cache stays small, so this stays cheap
+                height = max(1, self._height())
+                low, high = int(self.scroll_offset.y) - height, int(self.scroll_offset.y) + 2 * height
+                kept: dict[tuple[int, bool, int], Strip] = {}
+                for key, strip in self._strips.items():
+                    row = key[0] if key[0] < first else key[0] + delta if key[0] >= after >= 0 else -1
+                    if low <= row <= high and row >= 0:
+                        kept[(row, key[1], key[2])] = strip
+                self._strips = kept
         top, left = int(self.scroll_offset.y), self.left
         self._set_rows(len(self.model))
         self.scroll_to_cursor()
@@ -220,9 +225,20 @@ class TreeList(ScrollView, can_focus=True):
         top = follow(self.model.selected, int(self.scroll_offset.y), height, len(self.model))
         self.scroll_to(y=top, animate=False, immediate=True)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # What every line needs is worked out once per frame, not per line (the region walks the styles).
+        self._frame = self._geometry()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
+    def _geometry(self) -> tuple[int, int]:
+        return self.scrollable_content_region.width, int(self.scroll_offset.y)
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        index = int(self.scroll_offset.y) + y
+        width, top = self._frame or self._geometry()  # (also called on its own: selection, tests)
+        index = top + y
         model = self.model
         base = self._base
         if base is None:  # the widget's style, resolved once per style change (it walks the DOM)
@@ -278,4 +294,10 @@ class TreeList(ScrollView, can_focus=True):
             segs.append(Segment(f"  {ACTIVE_MARK}", s("tree-list--accent")))
         line_style = base + s("tree-list--cursor") if selected else base
         segs = [Segment(t, line_style + st) for t, st, _ in segs]
-        return Strip(segs).adjust_cell_length(width, line_style)
+        # padded or cut to the width here: one Strip per row (each Strip carries seven caches of its own)
+        used = sum(cell_len(t) for t, _, _ in segs)
+        if used < width:
+            segs.append(Segment(" " * (width - used), line_style))
+        elif used > width:
+            return Strip(segs).adjust_cell_length(width, line_style)
+        return Strip(segs, width)
