@@ -24,6 +24,7 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..textual_caches import release_closed_widgets
 from .model import TreeModel
 from .preview import Paragraph, PreviewPane
 from .tree_list import TreeList
@@ -142,6 +143,7 @@ class TreeBrowserScreen(Screen[TreeAction | None]):
         # model build freezes whatever is alive then (settle_heap): holding its model, it would keep a whole
         # session's tree for good. The model lives on in the per-session cache while it is current.
         self.model = TreeModel([], None)
+        release_closed_widgets()  # Textual would keep this screen's drawn lines alive (see the module)
 
     def _warm_step(self) -> None:
         if not self.model.warm_search(budget_s=WARM_SLICE_S):
