@@ -35,6 +35,9 @@ def text(t: str) -> dict[str, str]:
 
 
 CALL = {"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}
+THINK = {"type": "thinking", "thinking": 'weigh "both" {options}, \\ then', "thinkingSignature": "c2lnbg=="}
+# a tool call whose arguments hold something shaped like a text part: not the message's text
+TEXTY_CALL = {"type": "toolCall", "id": "c2", "name": "post", "arguments": {"blocks": [text("not mine")]}}
 CASES: list[tuple[dict[str, Any], tuple[str, bool]]] = [
     (msg("u1", None, "user", [text("hi")]), ("user", True)),
     (msg("u2", "u1", "user", "plain string"), ("user", True)),
@@ -49,7 +52,11 @@ CASES: list[tuple[dict[str, Any], tuple[str, bool]]] = [
     (msg("a6", "a5", "assistant", [text('"quoted"')]), ("assistant", True)),
     (msg("a7", "a6", "assistant", [text("\\n not a newline")]), ("assistant", True)),
     (msg("r1", "a7", "toolResult", [text("out")], toolCallId="c1", toolName="ls"), ("toolResult", True)),
-    (msg("s1", "r1", "system", [text("tools: ls")]), ("system", True)),
+    (msg("t1", "r1", "assistant", [THINK, {**THINK, "redacted": True}, text('"q"')]), ("assistant", True)),
+    (msg("t2", "t1", "assistant", [THINK, CALL, text("after the call")]), ("assistant", True)),
+    (msg("t3", "t2", "assistant", [THINK, text(" \n "), CALL], stopReason="toolUse"), ("assistant", False)),
+    (msg("t4", "t3", "assistant", [THINK, TEXTY_CALL], stopReason="toolUse"), ("assistant", False)),
+    (msg("s1", "t4", "system", [text("tools: ls")]), ("system", True)),
 ]
 
 
@@ -87,7 +94,11 @@ def test_pi_lines_opening_with_text_are_known_to_have_it(tmp_path: Path) -> None
     assert heads["a1"] == ("assistant", True)
     assert heads["a6"] == ("assistant", True)
     assert heads["a3"] == ("assistant", False)
-    assert heads["a4"] == ("assistant", False)  # thinking first: not known from the prefix
+    assert heads["a4"] == ("assistant", True)  # thinking first, then text: the loader looks past it
+    assert heads["t1"] == ("assistant", True)
+    assert heads["t2"] == ("assistant", False)  # a tool call before the text: not judged from the bytes
+    assert heads["t3"] == ("assistant", False)  # blank text
+    assert heads["t4"] == ("assistant", False)  # a text-like object inside a tool call's arguments
     assert heads["a5"] == ("assistant", False)  # a non-ASCII first character is not judged here
 
 

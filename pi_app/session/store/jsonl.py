@@ -19,7 +19,17 @@ from typing import Any
 
 from .entries import CURRENT_SESSION_VERSION, to_line
 from .paths import new_entry_id
-from .record import PI_PREFIX, PREFIX, EntryRecord, LineSource, MessageHead, bulk, head_of, message_head
+from .record import (
+    PI_PREFIX,
+    PREFIX,
+    EntryRecord,
+    LineSource,
+    MessageHead,
+    bulk,
+    head_of,
+    message_head,
+    text_after_parts,
+)
 
 
 class SessionFileError(Exception):
@@ -165,6 +175,8 @@ def _entry_from_line(
         fields = (intern(kind.decode()), eid.decode(), parent.decode() if parent else None, ts.decode())
         head = None
         if role is not None and fields[0] == "message":
+            if text is None and role == b"assistant" and text_after_parts(body, m.end()):
+                text = b"t"  # thinking first, then text: the tree need not read this line to know
             heads = _HEADS if text is None else _TEXT_HEADS
             head = heads.get(role)
             if head is None:

@@ -37,6 +37,25 @@ PREFIX = re.compile(
 )
 # The same, exactly as pi writes it (no whitespace): tried first, as it matches in two thirds of the time.
 PI_PREFIX = re.compile(re.sub(r"\\s\*", "", PREFIX.pattern))
+_TEXT_PART = b'},{"type":"text","text":"'
+_VISIBLE = re.compile(rb'(?: |\\[nrtf])*(?:[!#-\[\]-~]|\\["\\/])')
+
+
+def text_after_parts(body: bytes, pos: int) -> bool:
+    """Whether an assistant line (pi's compact form) whose content does not open with text has a visible text
+    part after its first parts (thinking first, then text), ``pos`` being the end of its prefix match.
+
+    Byte searches, no parse: ``{"type":"text"`` with bare quotes cannot sit inside a JSON string, so the first
+    one after the content opens is a content part — unless a tool call came first, whose arguments may hold
+    anything: then it is not judged here (nor when the text is blank or starts with a rarer character)."""
+    if not body.startswith(b',"content":[{', pos):
+        return False
+    at = body.find(_TEXT_PART, pos)
+    if at < 0 or body.find(b'"type":"toolCall"', pos, at) >= 0:
+        return False
+    return _VISIBLE.match(body, at + len(_TEXT_PART)) is not None
+
+
 # (role, has text): what a message line's prefix tells; one shared tuple per kind (records only point at it)
 MessageHead = tuple[str, bool]
 _HEADS: dict[tuple[str, bool], MessageHead] = {}
