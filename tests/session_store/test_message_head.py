@@ -16,6 +16,7 @@ import pytest
 from pi_app.session.store import SessionManager
 from pi_app.session.store.jsonl import load_session_file
 from pi_app.session.store.record import EntryRecord, head_of
+from widgets.tree.entry_text import is_hidden_assistant
 
 HEADER = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}
 
@@ -56,7 +57,11 @@ CASES: list[tuple[dict[str, Any], tuple[str, bool]]] = [
     (msg("t2", "t1", "assistant", [THINK, CALL, text("after the call")]), ("assistant", True)),
     (msg("t3", "t2", "assistant", [THINK, text(" \n "), CALL], stopReason="toolUse"), ("assistant", False)),
     (msg("t4", "t3", "assistant", [THINK, TEXTY_CALL], stopReason="toolUse"), ("assistant", False)),
-    (msg("s1", "t4", "system", [text("tools: ls")]), ("system", True)),
+    (
+        msg("e1", "t4", "assistant", [THINK], stopReason="error", errorMessage="overloaded"),
+        ("assistant", False),
+    ),
+    (msg("s1", "e1", "system", [text("tools: ls")]), ("system", True)),
 ]
 
 
@@ -70,6 +75,8 @@ def assert_agrees(rec: EntryRecord, entry: dict[str, Any], full: tuple[str, bool
     assert head is not None, entry["id"]
     assert head[0] == full[0], entry["id"]
     assert not head[1] or full[1], f"{entry['id']}: claims text it does not have"
+    if head[2] is not None:  # a tool-calls-only answer (or not), as the tree would judge the parsed message
+        assert head[2] == (full[0] == "assistant" and is_hidden_assistant(entry["message"])), entry["id"]
 
 
 @pytest.mark.parametrize("style", ["pi", "spaced", "reordered"])
@@ -82,7 +89,7 @@ def test_heads_agree_with_the_parsed_lines(tmp_path: Path, style: str) -> None:
     loaded = load_session_file(path)
     assert [r.id for r in loaded.entries] == [e["id"] for e in entries]
     for rec, (entry, full) in zip(loaded.entries, CASES, strict=True):
-        assert head_of(entry) == full, entry["id"]
+        assert head_of(entry)[:2] == full, entry["id"]  # type: ignore[index]
         assert_agrees(rec, entry, full)
         assert not rec.is_parsed, "the head was read by parsing the line and keeping it"
 
@@ -91,15 +98,16 @@ def test_pi_lines_opening_with_text_are_known_to_have_it(tmp_path: Path) -> None
     path = tmp_path / "s.jsonl"
     write(path, [e for e, _ in CASES])
     heads = {r.id: r.message_head for r in load_session_file(path).entries}
-    assert heads["a1"] == ("assistant", True)
-    assert heads["a6"] == ("assistant", True)
-    assert heads["a3"] == ("assistant", False)
-    assert heads["a4"] == ("assistant", True)  # thinking first, then text: the loader looks past it
-    assert heads["t1"] == ("assistant", True)
-    assert heads["t2"] == ("assistant", False)  # a tool call before the text: not judged from the bytes
-    assert heads["t3"] == ("assistant", False)  # blank text
-    assert heads["t4"] == ("assistant", False)  # a text-like object inside a tool call's arguments
-    assert heads["a5"] == ("assistant", False)  # a non-ASCII first character is not judged here
+    assert heads["a1"] == ("assistant", True, False)
+    assert heads["a6"] == ("assistant", True, False)
+    assert heads["a3"] == ("assistant", False, True)  # tool calls only: hidden, known without a read
+    assert heads["a4"] == ("assistant", True, False)  # thinking first, then text: the loader looks past it
+    assert heads["t1"] == ("assistant", True, False)
+    assert heads["t2"] == ("assistant", False, None)  # text after a tool call: left to the tree
+    assert heads["t3"] == ("assistant", False, True)  # blank text and a tool call
+    assert heads["t4"] == ("assistant", False, None)  # a text-like object in a tool call's arguments
+    assert heads["e1"] == ("assistant", False, False)  # no text, but it failed: shown
+    assert heads["a5"] == ("assistant", False, None)  # a non-ASCII first character is not judged here
 
 
 def test_non_messages_records_made_here_and_shared_heads(tmp_path: Path) -> None:
@@ -108,7 +116,7 @@ def test_non_messages_records_made_here_and_shared_heads(tmp_path: Path) -> None
     write(path, [label, *(e for e, _ in CASES)])
     recs = load_session_file(path).entries
     assert recs[0].message_head is None
-    assert EntryRecord.from_dict(CASES[2][0]).message_head == ("assistant", True)
+    assert EntryRecord.from_dict(CASES[2][0]).message_head == ("assistant", True, False)
     # one tuple per kind of head, whatever the number of records
     assert recs[1].message_head is recs[2].message_head
 
@@ -118,9 +126,8 @@ def test_entries_appended_after_resuming_have_heads(tmp_path: Path) -> None:
     write(path, [e for e, _ in CASES[:3]])
     sm = SessionManager.open(str(path))
     sm.append_message({"role": "user", "content": [text("more")], "timestamp": 0})
-    assert [r.message_head for r in sm.raw_entries()] == [("user", True)] * 2 + [("assistant", True)] + [
-        ("user", True)
-    ]
+    heads = [r.message_head for r in sm.raw_entries()]
+    assert heads == [("user", True, False)] * 2 + [("assistant", True, False), ("user", True, False)]
 
 
 def test_a_parent_id_naming_the_line_before_is_that_lines_id_string(tmp_path: Path) -> None:

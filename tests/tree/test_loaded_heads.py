@@ -34,6 +34,12 @@ def odd_messages(rng: random.Random, entries: list[dict[str, Any]]) -> list[dict
             e["message"]["content"].insert(0, {"type": "thinking", "thinking": "hm"})
         elif roll < 0.08 and e["type"] == "message" and e["message"]["role"] == "assistant":
             e = assistant(e["id"], e["parentId"], "", k, calls=[(f"c{k}", "ls", {})], stop="aborted")
+        elif roll < 0.085 and e["type"] == "message" and e["message"]["role"] == "assistant":
+            e = assistant(e["id"], e["parentId"], "", k, calls=[(f"c{k}", "ls", {})], stop="toolUse")
+            e["message"]["content"].insert(0, {"type": "thinking", "thinking": 'say "{hi}"'})  # hidden
+        elif roll < 0.09 and e["type"] == "message" and e["message"]["role"] == "assistant":
+            texty = {"blocks": [{"type": "text", "text": "in the arguments"}]}
+            e = assistant(e["id"], e["parentId"], "", k, calls=[(f"c{k}", "post", texty)], stop="toolUse")
         elif roll < 0.1:
             system = {"role": "system", "content": "", "toolsAdded": [{"name": "read"}], "timestamp": k}
             e = entry("message", e["id"], e["parentId"], k, message=system)
@@ -76,3 +82,23 @@ def test_opening_a_big_branchy_session_parses_no_line(tmp_path: Path, monkeypatc
     assert loads == [], f"{len(loads)} lines parsed while opening"
     assert model._t.facts_read == 0, "facts read from lines the loader had already seen"
     assert not any(r.is_parsed for r in sm.raw_entries())
+
+
+def test_an_agentic_session_opens_without_reading_its_answers(tmp_path: Path):
+    """Answers that think first, then write or call tools (most turns of a real session): the loader tells
+    from the bytes which have text and which are tool calls only (hidden), so the tree reads no line."""
+    path = tmp_path / "s.jsonl"
+    entries = branchy_session(6_000, 10)
+    for k, e in enumerate(entries):
+        if e["message"]["role"] == "assistant":
+            if k % 3:
+                e["message"] = assistant(e["id"], e["parentId"], "", k, [(f"c{k}", "bash", {})], "toolUse")[
+                    "message"
+                ]
+            e["message"]["content"].insert(0, {"type": "thinking", "thinking": "first, {think} \\ it over"})
+    write(path, entries)
+    sm = SessionManager.open(str(path))
+    model = TreeModel.for_session(sm)
+    assert model._t.facts_read == 0, "answers read from their lines"
+    parsed = TreeModel(json.loads(json.dumps(entries)), sm.leaf_id, sm.labels())
+    assert state(model) == state(parsed)

@@ -14,15 +14,14 @@ import json
 import re
 from typing import Any
 
-from pi_app.session.store.record import EntryRecord
+from pi_app.session.store.record import NONBLANK_TEXT, STOP_REASON, EntryRecord, hidden_from_stops
 
 from .entry_text import is_hidden_assistant
 
 # pi writes a message entry as {"type":"message","id":…,"parentId":…,"timestamp":…,"message":{"role":…
 _ROLE = re.compile(r'"message":\{"role":"([A-Za-z]+)"')
-# a text part with something besides whitespace (raw, or escaped as \n \r \t \f) in it
-_NONBLANK_TEXT = re.compile(r'"type":"text","text":"(?:\s|\\[nrtf])*(?:[^"\\\s]|\\[^nrtf])')
-_STOP = re.compile(r'"stopReason":"([A-Za-z]+)"')
+_NONBLANK_TEXT = re.compile(NONBLANK_TEXT)
+_STOP = re.compile(STOP_REASON)
 ROLE_WINDOW = 400  # the role sits right after the fixed prefix
 
 
@@ -52,9 +51,9 @@ def unparsed_line(entry: Any) -> str | None:
 def message_facts(entry: Any) -> tuple[str | None, bool]:
     """(role, is a tool-calls-only assistant turn) of a message entry."""
     if type(entry) is EntryRecord:
-        head = entry.message_head  # what the loader saw in the line's prefix
-        if head is not None and (head[1] or head[0] != "assistant"):
-            return head[0], False
+        head = entry.message_head  # what the loader saw in the line
+        if head is not None and head[2] is not None:
+            return head[0], head[2]
         raw = entry.unparsed_line
     else:
         raw = unparsed_line(entry)
@@ -65,9 +64,7 @@ def message_facts(entry: Any) -> tuple[str | None, bool]:
             if role != "assistant" or _NONBLANK_TEXT.search(raw) is not None:
                 return role, False
             # No text: the message-level stopReason follows the content, so the last match is the right one.
-            stops = _STOP.findall(raw)
-            stop = stops[-1] if stops else None
-            return role, not (stop and stop not in ("stop", "toolUse"))
+            return role, hidden_from_stops(_STOP.findall(raw))
     msg = entry.get("message")
     if not isinstance(msg, dict):
         return None, False

@@ -278,9 +278,14 @@ class TreeShape:
         heads = list(map(_HEAD, self.entries))
         # the heads there can be (records share them): a head not among them is just read from its line
         role_of = {h: h[0] for h in known_heads()}
-        settled = {h for h in role_of if h[1] or h[0] != "assistant"}
+        settled = {h for h in role_of if h[2] is not None}
         self.role = list(map(role_of.get, heads))  # None for entries without a head
         self._read = read = bytearray(map(settled.__contains__, heads))
+        hidden_heads = {h for h in settled if h[2]}
+        if hidden_heads:  # tool-calls-only answers the loader recognised
+            hidden = self.hidden
+            for i in compress(range(len(heads)), map(hidden_heads.__contains__, heads)):
+                hidden[i] = True
         if None in heads:  # not a message, or a message the loader could not place (read when needed)
             kind = self.kind
             for i in compress(range(len(heads)), map(is_, heads, repeat(None))):

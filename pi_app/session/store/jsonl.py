@@ -20,13 +20,16 @@ from typing import Any
 from .entries import CURRENT_SESSION_VERSION, to_line
 from .paths import new_entry_id
 from .record import (
+    NONBLANK_TEXT,
     PI_PREFIX,
     PREFIX,
+    STOP_REASON,
     EntryRecord,
     LineSource,
     MessageHead,
     bulk,
     head_of,
+    hidden_from_stops,
     message_head,
     text_after_parts,
 )
@@ -155,9 +158,10 @@ _PREFIX_B = re.compile(PREFIX.pattern.encode())
 _PI_PREFIX_B = re.compile(PI_PREFIX.pattern.encode())
 
 
-# message heads by role bytes (with text known, or not): a dict look-up per message line, no decode or tuple
-_TEXT_HEADS: dict[bytes, MessageHead] = {}
-_HEADS: dict[bytes, MessageHead] = {}
+_NONBLANK_TEXT_B = re.compile(NONBLANK_TEXT.encode())
+_STOP_REASON_B = re.compile(STOP_REASON.encode())
+# message heads by role bytes and what is known of the text: a dict look-up per message line, no decode
+_HEADS: dict[tuple[bytes, bool, bool | None], MessageHead] = {}
 
 
 def _entry_from_line(
@@ -168,19 +172,27 @@ def _entry_from_line(
     checked."""
     cut = not raw.endswith(b"\n")
     body = raw if cut else raw[:-1]
-    m = _PI_PREFIX_B.match(body) or _PREFIX_B.match(body)
+    m = _PI_PREFIX_B.match(body)
+    compact = m is not None  # pi's own spacing: the byte patterns below are written for it
+    if m is None:
+        m = _PREFIX_B.match(body)
     # A line without its newline is parsed in full: that is where a crash leaves a cut line.
     if m is not None and not cut and body.endswith(b"}"):
         kind, eid, parent, ts, role, text = m.groups()
         fields = (intern(kind.decode()), eid.decode(), parent.decode() if parent else None, ts.decode())
         head = None
         if role is not None and fields[0] == "message":
-            if text is None and role == b"assistant" and text_after_parts(body, m.end()):
-                text = b"t"  # thinking first, then text: the tree need not read this line to know
-            heads = _HEADS if text is None else _TEXT_HEADS
-            head = heads.get(role)
+            has_text, hidden = text is not None, None
+            if not has_text and role == b"assistant" and compact:
+                # what the tree would read the line for, judged from the bytes at hand
+                if text_after_parts(body, m.end()):
+                    has_text = True  # thinking first, then text
+                elif _NONBLANK_TEXT_B.search(body, m.end()) is None:
+                    hidden = hidden_from_stops(_STOP_REASON_B.findall(body))  # tool calls only (or failed)
+            key = (role, has_text, hidden)
+            head = _HEADS.get(key)
             if head is None:
-                head = heads[role] = message_head(role.decode(), text is not None)
+                head = _HEADS[key] = message_head(role.decode(), has_text, hidden)
         return EntryRecord.at(src, offset, body, lineno, fields, head)
     if not body.strip():
         return None

@@ -56,19 +56,34 @@ def text_after_parts(body: bytes, pos: int) -> bool:
     return _VISIBLE.match(body, at + len(_TEXT_PART)) is not None
 
 
-# (role, has text): what a message line's prefix tells; one shared tuple per kind (records only point at it)
-MessageHead = tuple[str, bool]
-_HEADS: dict[tuple[str, bool], MessageHead] = {}
+# a text part with something besides whitespace (raw, or escaped as \n \r \t \f) in it, and an answer's stop
+# reason: how a line's bytes tell a tool-calls-only turn (the tree's peek uses the same patterns on text)
+NONBLANK_TEXT = r'"type":"text","text":"(?:\s|\\[nrtf])*(?:[^"\\\s]|\\[^nrtf])'
+STOP_REASON = r'"stopReason":"([A-Za-z]+)"'
+
+# (role, has text, hidden): what a message line tells without a parse; one shared tuple per kind (records only
+# point at it). ``hidden``: a tool-calls-only answer (no text; stopped to use tools, or as usual); None when
+# not known from the bytes (the line is read when asked). Other roles, and answers with text, are never hidden.
+MessageHead = tuple[str, bool, bool | None]
+_HEADS: dict[tuple[str, bool, bool | None], MessageHead] = {}
 
 
-def message_head(role: str, has_text: bool) -> MessageHead:
-    """The shared ``(role, has text)`` tuple: ``has_text`` True when the message is known to have a non-blank
-    text part, False when that is not known (or it has none)."""
-    key = (role, has_text)
+def message_head(role: str, has_text: bool, hidden: bool | None = None) -> MessageHead:
+    """The shared head tuple: ``has_text`` True when the message is known to have a non-blank text part, False
+    when that is not known (or it has none); ``hidden`` as in :data:`MessageHead`."""
+    if has_text or role != "assistant":
+        hidden = False
+    key = (role, has_text, hidden)
     head = _HEADS.get(key)
     if head is None:
-        head = _HEADS[key] = (sys.intern(role), has_text)
+        head = _HEADS[key] = (sys.intern(role), has_text, hidden)
     return head
+
+
+def hidden_from_stops(stops: list[bytes] | list[str]) -> bool:
+    """A turn without text is hidden unless its last stop reason says something went wrong (error, aborted)."""
+    stop = stops[-1] if stops else None
+    return not (stop and stop not in ("stop", "toolUse", b"stop", b"toolUse"))
 
 
 def known_heads() -> list[MessageHead]:
