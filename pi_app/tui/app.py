@@ -409,9 +409,9 @@ class PiApp(App[None]):
         self.file_index = FileIndex(session.cwd).start()  # built in a thread; `@` falls back meanwhile
         self.refresh_completions()
         self.apply_editor_settings()
-        # ↑ recalls earlier prompts; on a long session collecting them is a walk over every message, so it
-        # runs just after the first frame instead of before it.
-        self.call_after_refresh(self._seed_history)
+        # A resumed history is typed only where the chat's tail reads it; the rest, and ↑'s earlier prompts
+        # (a walk over every message), just after that frame instead of before it.
+        self.call_after_refresh(self._finish_history)
         self._unsubscribe = session.subscribe(self.bridge)
         self.run_worker(self.bridge.run(), name="event-bridge", group="bridge", exit_on_error=False)
         await self.rebuild_chat(header=True)
@@ -536,6 +536,23 @@ class PiApp(App[None]):
         """After /tree, /fork, /clone, /resume: model, thinking level and footer may come from the new file."""
         self.on_model_changed()
         self.refresh_footer()
+
+    async def _finish_history(self) -> None:
+        """Type the rest of a resumed history (its tail is on screen), report unusable messages, seed ↑."""
+        if self._session is None:
+            return
+        new, dropped = self.session.type_history()
+        if new:
+            from widgets.notices import Notice
+
+            shown = new
+            if dropped:  # the chat's message indices moved: draw it again from the typed history
+                await self.rebuild_chat(header=self._header is not None)
+                shown = [*self.startup_warnings, *new]
+            for warning in shown:
+                await self.chat.add(Notice(warning, kind="warning"))
+            self.startup_warnings += new
+        self._seed_history()
 
     def _seed_history(self) -> None:
         from pi_app.ai.text import text_of
