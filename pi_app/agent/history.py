@@ -42,11 +42,12 @@ class Deferred(ABC, Generic[T]):
 class MessageHistory(MutableSequence[T]):
     """A list of messages, some of them still :class:`Deferred` (typed on access)."""
 
-    __slots__ = ("_items", "_untyped", "dropped")
+    __slots__ = ("_items", "_untyped", "_typed_below", "dropped")
 
     def __init__(self, items: Iterable[T | Deferred[T]] = ()) -> None:
         self._items: list[T | Deferred[T]] = list(items)
         self._untyped = sum(1 for m in self._items if isinstance(m, Deferred))
+        self._typed_below = 0  # every item before this index is typed (where type_some goes on from)
         self.dropped = 0  # messages found unusable so far (removed from the list)
 
     # ------------------------------------------------------------------ what is typed
@@ -71,6 +72,21 @@ class MessageHistory(MutableSequence[T]):
                 kept.append(item)
         self._items = kept
         self._untyped = 0
+        self._typed_below = len(kept)
+
+    def type_some(self, limit: int) -> bool:
+        """Type up to ``limit`` deferred messages, oldest first (a step of typing in idle time); True when
+        none is left."""
+        items = self._items
+        i = self._typed_below
+        while self._untyped and limit > 0 and i < len(items):
+            if isinstance(items[i], Deferred):
+                limit -= 1
+                if not self._settle(i):
+                    continue  # dropped: the next one is at i now
+            i += 1
+        self._typed_below = i
+        return not self._untyped
 
     def _settle(self, i: int) -> bool:
         """Type item ``i`` (a valid index) in place; False when it was unusable and is gone."""
@@ -151,7 +167,7 @@ class MessageHistory(MutableSequence[T]):
     def __setitem__(self, index: int | slice, value: T | Iterable[T]) -> None:
         if isinstance(index, slice):
             self._items[index] = list(value)  # type: ignore[arg-type]
-            self._untyped = sum(1 for m in self._items if isinstance(m, Deferred))
+            self._recount()
             return
         if isinstance(self._items[index], Deferred):
             self._untyped -= 1
@@ -159,10 +175,15 @@ class MessageHistory(MutableSequence[T]):
 
     def __delitem__(self, index: int | slice) -> None:
         del self._items[index]
-        self._untyped = sum(1 for m in self._items if isinstance(m, Deferred))
+        self._recount()
 
     def insert(self, index: int, value: T) -> None:
         self._items.insert(index, value)
+        self._typed_below = 0  # items moved: type_some looks from the start again
+
+    def _recount(self) -> None:
+        self._untyped = sum(1 for m in self._items if isinstance(m, Deferred))
+        self._typed_below = 0
 
     def append(self, value: T) -> None:
         self._items.append(value)
@@ -172,6 +193,7 @@ class MessageHistory(MutableSequence[T]):
         twin = type(self).__new__(type(self))
         twin._items = list(self._items)
         twin._untyped = self._untyped
+        twin._typed_below = self._typed_below
         twin.dropped = self.dropped
         return twin
 

@@ -230,6 +230,11 @@ class AgentSession:
         messages = self.agent.state.messages
         return messages.untyped if isinstance(messages, MessageHistory) else 0
 
+    def type_history_step(self, limit: int) -> bool:
+        """Type up to ``limit`` more messages of a lazily resumed history; True when all are typed."""
+        messages = self.agent.state.messages
+        return messages.type_some(limit) if isinstance(messages, MessageHistory) else True
+
     def type_history(self) -> tuple[list[str], bool]:
         """Type what is left of a lazily resumed history (see ``create_agent_session(lazy_history=True)``).
 

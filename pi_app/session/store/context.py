@@ -123,6 +123,13 @@ class ResumedHistory(MessageHistory[AgentMessage]):
         if many:
             settle_heap()
 
+    def type_some(self, limit: int) -> bool:
+        with bulk():
+            done = super().type_some(limit)
+        if done and len(self) > _SETTLE_AT:
+            settle_heap()  # typed in steps, settled once
+        return done
+
 
 def _role_head(src: tuple[Entry, dict[str, Any] | None]) -> str | None:
     """The message's role when known without parsing (a built dict, or the record's line prefix)."""
