@@ -130,7 +130,7 @@ def test_tool_ledger_types_only_system_messages(tmp_path: Path, monkeypatch: pyt
     assert recorded_tool_names(systems) == ["read"]
     full = SessionManager.open(path).build_session_context().messages
     assert recorded_tool_names(full) == recorded_tool_names(systems)
-    assert ctx.history.untyped == len(ctx.sources) == 602
+    assert ctx.history.untyped == 600 and len(ctx.history) == len(ctx.sources) == 602  # systems: typed
     assert list(ctx.history) == full and len(typed) == 2 + 602 + 600  # the two systems were typed once
 
 

@@ -66,26 +66,56 @@ class SessionContext:
         A message that cannot be used (``content: 12``, a non-object) is skipped with a warning naming the
         file and line; the rest of the session resumes and the file is left as it is.
         """
-        return list(self.history)
-
-    @cached_property
-    def _pending(self) -> list[_PendingMessage]:
-        return [_PendingMessage(entry, built, self.warnings) for entry, built in self.sources]
+        if "history" in self.__dict__:  # typed on access already: share it (each message is typed once)
+            return list(self.history)
+        out: list[AgentMessage] = []
+        if len(self.sources) > _SETTLE_AT:
+            collect_before_settling()
+        early = self._early
+        with bulk():
+            for i, (entry, built) in enumerate(self.sources):
+                msg = early[i] if i in early else _typed(entry, built, self.warnings)
+                if msg is not None:
+                    out.append(msg)
+        if len(out) > _SETTLE_AT:
+            settle_heap()
+        return out
 
     @cached_property
     def history(self) -> ResumedHistory:
         """The same messages as :attr:`messages`, typed when read (see MessageHistory): a resumed session's
         chat draws its tail without typing the whole history first. An unusable message is reported (as in
         :attr:`messages`) when it is typed."""
-        return ResumedHistory(self._pending)
+        if "messages" in self.__dict__:
+            return ResumedHistory(self.messages)
+        early = self._early
+        items: list[AgentMessage | Deferred[AgentMessage]] = []
+        for i, (entry, built) in enumerate(self.sources):
+            if i not in early:
+                items.append(_PendingMessage(entry, built, self.warnings))
+            elif (msg := early[i]) is not None:  # typed by system_messages() (an unusable one: reported)
+                items.append(msg)
+        return ResumedHistory(items)
+
+    @cached_property
+    def _early(self) -> dict[int, AgentMessage | None]:
+        """Messages typed before the rest (by :meth:`system_messages`), by source index."""
+        return {}
 
     def system_messages(self) -> list[AgentMessage]:
         """The typed system messages only (the tool-set log), found from the lines' message heads: the rest
-        stays untyped. Typed once, shared with :attr:`history`."""
+        stays untyped. Each is typed once, shared with :attr:`messages` and :attr:`history`."""
+        if "messages" in self.__dict__:
+            return [m for m in self.messages if m.role == "system"]
+        if "history" in self.__dict__:
+            return [m for m in self.history if m.role == "system"]
+        early = self._early
         out: list[AgentMessage] = []
-        for pending, src in zip(self._pending, self.sources, strict=True):
+        for i, src in enumerate(self.sources):
             if _role_head(src) in ("system", None) and _is_system(src):
-                msg = pending.value()
+                if i not in early:
+                    early[i] = _typed(src[0], src[1], self.warnings)
+                msg = early[i]
                 if msg is not None:
                     out.append(msg)
         return out
