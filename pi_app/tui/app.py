@@ -557,7 +557,7 @@ class PiApp(App[None]):
             from widgets.notices import Notice
 
             shown = new
-            if dropped:  # the chat's message indices moved: draw it again from the typed history
+            if dropped and not session.is_streaming:  # message indices moved: draw it again, typed
                 await self.rebuild_chat(header=self._header is not None)
                 shown = [*self.startup_warnings, *new]
             for warning in shown:
