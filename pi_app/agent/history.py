@@ -174,8 +174,20 @@ class MessageHistory(MutableSequence[T]):
         self._items[index] = value  # type: ignore[assignment]
 
     def __delitem__(self, index: int | slice) -> None:
+        if isinstance(index, slice):
+            del self._items[index]
+            self._recount()
+            return
+        i = index + len(self._items) if index < 0 else index
+        if isinstance(self._items[index], Deferred):
+            self._untyped -= 1
         del self._items[index]
-        self._recount()
+        if i < self._typed_below:
+            self._typed_below -= 1
+
+    def clear(self) -> None:
+        self._items = []
+        self._untyped = self._typed_below = 0
 
     def insert(self, index: int, value: T) -> None:
         self._items.insert(index, value)

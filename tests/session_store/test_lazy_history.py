@@ -186,3 +186,19 @@ async def test_unusable_message_is_reported_when_typed_later(tmp_path: Path) -> 
     assert expected in lazy.resource_warnings
     assert lazy.messages == eager.messages
     assert lazy.type_history() == ([], True)  # reported once
+
+
+def test_list_operations_keep_the_counts() -> None:
+    h = _history(8)
+    assert h[0] == "m0" and h.type_some(2) is False  # m0..m2 typed, the rest waits
+    del h[1]
+    h.insert(0, "first")
+    h.append("last")
+    del h[-2]  # a deferred one (m7), never typed
+    assert h.untyped == 4 and len(h) == 8
+    assert h.pop() == "last" and h.untyped == 4
+    h.remove("m5")
+    assert list(h) == ["first", "m0", "m2", "m3", "m4", "m6"] and h.untyped == 0
+    assert "m7" not in Probe.made
+    h.clear()
+    assert len(h) == 0 and h.untyped == 0 and list(h) == []
