@@ -47,7 +47,8 @@ async def test_tail_drawn_then_history_typed_and_bad_message_reported(project: P
         assert lazy.messages == eager.messages
         # drawn again from the typed history: the tail, and the indices the chat keeps, match the messages
         tail = [text_of(m.content) for m in eager.messages[-60:] if isinstance(m, UserMessage)]
-        assert user_texts(app) == tail and tail[-1] == users[-1]
+        assert tail[-1] == users[-1]
+        await wait_for(pilot, lambda: user_texts(app) == tail, "the tail drawn again")  # (mounted in steps)
         views = list(app.query(UserMessageView))
         assert views and all(text_of(eager.messages[v.pi_index].content) == v.text for v in views)
         history = app.editor.prompt_history  # ↑ recalls prompts from the whole history, oldest ones too
