@@ -269,7 +269,9 @@ class Conversation(ChatLog):
     ) -> None:
         """Append ``messages[start:]`` (their tool results looked up in all of ``messages``) between
         ``before`` and ``after``, as one batch: a long tail paints its last entries first."""
-        widgets = self._history_widgets(messages[start:], start, tool_results_by_id(messages))
+        # a tool result comes after its call: the tail holds every result it shows (the rest is not read)
+        tail = messages[start:]
+        widgets = self._history_widgets(tail, start, tool_results_by_id(tail))
         await self.add_many([*before, *widgets, *after])
         self.has_earlier = start > 0
 
@@ -280,7 +282,7 @@ class Conversation(ChatLog):
 
     async def show_earlier(self, messages: Sequence[Any], start: int, end: int) -> None:
         """Mount ``messages[start:end]`` above what is on screen."""
-        widgets = self._history_widgets(messages[start:end], start, tool_results_by_id(messages))
+        widgets = self._history_widgets(messages[start:end], start, tool_results_by_id(messages[start:]))
         await self.prepend_history(widgets, has_more=start > 0)
 
     # ================================================================== live events

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -22,6 +22,7 @@ from pi_app.agent.events import (
     ToolExecutionStartEvent,
     TurnEndEvent,
 )
+from pi_app.agent.history import as_history
 from pi_app.agent.loop import run_agent_loop, run_agent_loop_continue
 from pi_app.agent.tool import AgentTool
 from pi_app.agent.types import (
@@ -52,7 +53,8 @@ class AgentState:
     model: Model | None = None
     thinking_level: str = "off"
     tools: list[AgentTool] = field(default_factory=list)
-    messages: list[Any] = field(default_factory=list)
+    # a list, or a resumed session's MessageHistory (its stored messages typed when read)
+    messages: MutableSequence[Any] = field(default_factory=list)
     is_streaming: bool = False
     streaming_message: Any = None
     pending_tool_calls: frozenset[str] = frozenset()
@@ -108,7 +110,7 @@ class Agent:
         prepare_next_turn: Callable[..., Any] | None = None,
     ) -> None:
         self._state = initial_state or AgentState()
-        self._state.messages = list(self._state.messages)
+        self._state.messages = as_history(self._state.messages)
         self._state.tools = list(self._state.tools)
         self.convert_to_llm = convert_to_llm or default_convert_to_llm
         self.transform_context = transform_context
@@ -151,8 +153,9 @@ class Agent:
     def set_tools(self, tools: list[AgentTool]) -> None:
         self._state.tools = list(tools)
 
-    def replace_messages(self, messages: list[Any]) -> None:
-        self._state.messages = list(messages)
+    def replace_messages(self, messages: Sequence[Any]) -> None:
+        """A copy of ``messages`` becomes the transcript (a MessageHistory stays lazy)."""
+        self._state.messages = as_history(messages)
 
     def append_message(self, message: Any) -> None:
         self._state.messages.append(message)

@@ -189,7 +189,10 @@ def format_session_list(cwd: str, session_dir: str | None) -> str:
 # --------------------------------------------------------------------------------- session
 
 
-async def create_session(args: CliArgs, cfg: Config, manager: SessionManager | None) -> AgentSession:
+async def create_session(
+    args: CliArgs, cfg: Config, manager: SessionManager | None, *, lazy_history: bool = False
+) -> AgentSession:
+    """``lazy_history``: the app types a resumed history after drawing its tail (``session.type_history()``)."""
     from pi_app.session.assembly import create_agent_session
 
     scoped = args.models if args.models is not None else (cfg.settings.settings.enabledModels or [])
@@ -226,6 +229,7 @@ async def create_session(args: CliArgs, cfg: Config, manager: SessionManager | N
             settings=cfg.settings,
             auth=cfg.auth,
             model_registry=cfg.registry,
+            lazy_history=lazy_history,
         )
     except ValueError as exc:
         raise StartupError(str(exc)) from exc
@@ -239,7 +243,7 @@ async def create_session(args: CliArgs, cfg: Config, manager: SessionManager | N
             f"Warning: cannot save sessions ({exc.strerror or exc}: {exc.filename}); this session will not be saved",
             file=sys.stderr,
         )
-        return await create_session(args, cfg, SessionManager.in_memory(cfg.cwd))
+        return await create_session(args, cfg, SessionManager.in_memory(cfg.cwd), lazy_history=lazy_history)
     if args.name and args.name.strip():
         session.set_session_name(args.name.strip())
     return session
@@ -316,7 +320,7 @@ async def prepare(
 
     manager = create_session_manager(args, cfg, confirm_fork)
     try:
-        session = await create_session(args, cfg, manager)
+        session = await create_session(args, cfg, manager, lazy_history=interactive)
     except StartupError:
         # a broken models.json is often why the model is not found: say so before the error
         _flush_warnings([*warn, *([cfg.registry.error] if cfg.registry.error else [])])

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_app.agent import Agent, AgentEvent, AgentTool, MessageEndEvent, MessageStartEvent
+from pi_app.agent.history import MessageHistory, as_history
 from pi_app.ai.abort import AbortController, AbortError, race_abort
 from pi_app.ai.stream import StreamFn
 from pi_app.ai.text import text_of
@@ -58,7 +59,13 @@ from pi_app.session.session_setup import (
     system_prompt_for,
     tool_options_from_settings,
 )
-from pi_app.session.stats import SessionStats, compute_context_usage, compute_stats, entry_usages
+from pi_app.session.stats import (
+    ContextUsage,
+    SessionStats,
+    compute_context_usage,
+    compute_stats,
+    entry_usages,
+)
 from pi_app.session.store import SessionManager
 from pi_app.session.store.record import EntryRecord
 from pi_app.session.user_bash import BashResult, UserShell
@@ -113,6 +120,9 @@ class AgentSession:
         self.agent_dir = agent_dir
         self.model_fallback_message: str | None = None
         self.resource_warnings: list[str] = list(resources.warnings)
+        # the store's warnings up to here are reported with the session's; later ones (a lazily typed
+        # history's unusable messages) by type_history()
+        self._warnings_seen = len(session_manager.warnings)
         self._resources = resources
         self._resource_options = resource_options
         self._tool_options = tool_options
@@ -204,13 +214,42 @@ class AgentSession:
         return list(self.agent.state.messages)
 
     @property
-    def display_messages(self) -> list[AgentMessage]:
+    def display_messages(self) -> Sequence[AgentMessage]:
         """The active path as the chat shows it: as stored. ``context_edit`` entries (pi 1.6) change only what
-        the model sees, so where the path has one the stored messages are rebuilt without the edits."""
+        the model sees, so where the path has one the stored messages are rebuilt without the edits.
+
+        A copy, typed only where it is read (a resumed history's tail is drawn before the rest is typed)."""
         branch = self.session_manager.get_branch()
         if not any(_entry_type(e) == "context_edit" for e in branch):
-            return self.messages
-        return list(self.session_manager.build_session_context(context_edits=False).messages)
+            return as_history(self.agent.state.messages)
+        return self.session_manager.build_session_context(context_edits=False).history
+
+    @property
+    def untyped_messages(self) -> int:
+        """How many messages of a resumed history are not typed yet (0 once :meth:`type_history` ran)."""
+        messages = self.agent.state.messages
+        return messages.untyped if isinstance(messages, MessageHistory) else 0
+
+    def type_history_step(self, limit: int) -> bool:
+        """Type up to ``limit`` more messages of a lazily resumed history; True when all are typed."""
+        messages = self.agent.state.messages
+        return messages.type_some(limit) if isinstance(messages, MessageHistory) else True
+
+    def type_history(self) -> tuple[list[str], bool]:
+        """Type what is left of a lazily resumed history (see ``create_agent_session(lazy_history=True)``).
+
+        Returns the warnings for messages found unusable meanwhile (also added to ``resource_warnings``) and
+        whether any was dropped since the history was handed over (indices read before then have moved).
+        """
+        messages = self.agent.state.messages
+        if not isinstance(messages, MessageHistory):
+            return [], False
+        messages.type_all()
+        sink = self.session_manager.warnings
+        new = sink[self._warnings_seen :]
+        self._warnings_seen = len(sink)
+        self.resource_warnings.extend(new)
+        return new, messages.dropped > 0
 
     @property
     def session_file(self) -> str | None:
@@ -765,10 +804,14 @@ class AgentSession:
         self.session_manager.append_label_change(entry_id, label)
 
     def get_context_usage(self) -> tuple[int | None, int, float | None] | None:
-        usage = compute_context_usage(
-            list(self.agent.state.messages), self._context_window(), self._compactor.stale_predicate()
-        )
+        usage = self.context_usage()
         return usage.as_tuple() if usage is not None else None
+
+    def context_usage(self) -> ContextUsage | None:
+        """The footer's context figures (estimated from the last usage on: only the tail is read)."""
+        return compute_context_usage(
+            self.agent.state.messages, self._context_window(), self._compactor.stale_predicate()
+        )
 
     def get_session_stats(self) -> SessionStats:
         stats = compute_stats(
@@ -777,9 +820,7 @@ class AgentSession:
             self.session_id,
             entry_usages(self.session_manager.raw_entries()),
         )
-        stats.context_usage = compute_context_usage(
-            list(self.agent.state.messages), self._context_window(), self._compactor.stale_predicate()
-        )
+        stats.context_usage = self.context_usage()
         return stats
 
     def get_last_assistant_text(self) -> str | None:

@@ -63,6 +63,7 @@ async def create_agent_session(
     auth: AuthStorage | None = None,
     model_registry: ModelRegistry | None = None,
     stream_fn: Callable[..., Any] | None = None,
+    lazy_history: bool = False,
 ) -> AgentSession:
     """Resolve everything an AgentSession needs and build it. Raises ValueError for an unknown model/tool.
 
@@ -71,6 +72,9 @@ async def create_agent_session(
     ``model`` is a Model or a ``--model`` pattern (with ``provider`` as ``--provider``); ``scoped_models`` are
     ``--models`` patterns or resolved ScopedModels. The result's ``model_fallback_message`` (also on
     ``session.model_fallback_message``) explains a model that could not be restored.
+    ``lazy_history``: a resumed history is typed as it is read (the TUI draws the chat's tail first, then
+    calls ``session.type_history()``); by default it is typed here, so unusable messages are reported in
+    the session's warnings.
     """
 
     cwd_s = str(Path(cwd).resolve()) if cwd is not None else os.getcwd()
@@ -171,7 +175,8 @@ async def create_agent_session(
     names = [] if no_tools else list(tools if tools is not None else DEFAULT_TOOL_NAMES)
     if tools is None and not no_tools and has_existing:
         # Resuming without --tools keeps the tool set the session recorded (pi 1.6); unknown names are skipped.
-        recorded = recorded_tool_names(existing.messages)
+        # only the system messages (the tool-set log) are typed for this: the rest waits for its reader
+        recorded = recorded_tool_names(existing.system_messages())
         if recorded is not None:
             names = [n for n in recorded if n in ALL_TOOL_NAMES]
     agent_tools: list[AgentTool] = [create_tool(n, cwd_s, tool_opts) for n in names]
@@ -205,7 +210,7 @@ async def create_agent_session(
         idle_timeout_s=s.httpIdleTimeoutMs / 1000 if s.httpIdleTimeoutMs else None,
     )
     if has_existing:
-        agent.replace_messages(existing.messages)
+        agent.replace_messages(existing.history if lazy_history else existing.messages)
         if not has_thinking_entry:
             manager.append_thinking_level_change(level)
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,7 +145,7 @@ def stale_before(compaction_timestamp: str | None) -> Callable[[Any], bool]:
     return lambda m: m.timestamp <= cutoff
 
 
-def context_tokens(messages: list[Any], is_stale: Callable[[Any], bool]) -> int | None:
+def context_tokens(messages: Sequence[Any], is_stale: Callable[[Any], bool]) -> int | None:
     """Tokens the next request will carry, or None when only pre-compaction usage is known.
 
     Usage reported before the latest compaction describes the old, larger context, so it is not trusted.
@@ -158,7 +158,7 @@ def context_tokens(messages: list[Any], is_stale: Callable[[Any], bool]) -> int 
 
 
 def compute_context_usage(
-    messages: list[Any], context_window: int, is_stale: Callable[[Any], bool]
+    messages: Sequence[Any], context_window: int, is_stale: Callable[[Any], bool]
 ) -> ContextUsage | None:
     if context_window <= 0:
         return None

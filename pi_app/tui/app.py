@@ -60,6 +60,8 @@ if TYPE_CHECKING:
 # The app's own actions that work before the session exists; the others wait for it (their keys go to
 # the editor meanwhile).
 STARTING_ACTIONS = frozenset({"clear", "exit_empty", "suspend"})
+# Messages of a resumed history typed per step once its tail is drawn (~15 ms each: keys stay responsive).
+HISTORY_STEP = 500
 
 
 class PiApp(App[None]):
@@ -409,9 +411,9 @@ class PiApp(App[None]):
         self.file_index = FileIndex(session.cwd).start()  # built in a thread; `@` falls back meanwhile
         self.refresh_completions()
         self.apply_editor_settings()
-        # ↑ recalls earlier prompts; on a long session collecting them is a walk over every message, so it
-        # runs just after the first frame instead of before it.
-        self.call_after_refresh(self._seed_history)
+        # A resumed history is typed only where the chat's tail reads it; the rest, and ↑'s earlier prompts
+        # (a walk over every message), just after that frame instead of before it.
+        self.call_after_refresh(self._after_history_drawn)
         self._unsubscribe = session.subscribe(self.bridge)
         self.run_worker(self.bridge.run(), name="event-bridge", group="bridge", exit_on_error=False)
         await self.rebuild_chat(header=True)
@@ -536,6 +538,32 @@ class PiApp(App[None]):
         """After /tree, /fork, /clone, /resume: model, thinking level and footer may come from the new file."""
         self.on_model_changed()
         self.refresh_footer()
+
+    def _after_history_drawn(self) -> None:
+        if self._session is None:
+            return
+        if self._session.untyped_messages:  # typed in steps by a worker: keys and frames go on meanwhile
+            self.run_worker(self._finish_history(), name="history", group="history", exit_on_error=False)
+        else:
+            self._seed_history()
+
+    async def _finish_history(self) -> None:
+        """Type the rest of a resumed history (its tail is on screen), report unusable messages, seed ↑."""
+        session = self.session
+        while not session.type_history_step(HISTORY_STEP):
+            await asyncio.sleep(0)
+        new, dropped = session.type_history()
+        if new:
+            from widgets.notices import Notice
+
+            shown = new
+            if dropped and not session.is_streaming:  # message indices moved: draw it again, typed
+                await self.rebuild_chat(header=self._header is not None)
+                shown = [*self.startup_warnings, *new]
+            for warning in shown:
+                await self.chat.add(Notice(warning, kind="warning"))
+            self.startup_warnings += new
+        self._seed_history()
 
     def _seed_history(self) -> None:
         from pi_app.ai.text import text_of

@@ -58,8 +58,7 @@ def footer_data(
     home: str | None = None,
     branch: str | None = None,
 ) -> FooterData:
-    stats = session.get_session_stats()
-    usage = stats.context_usage
+    usage = session.context_usage()  # not the whole session's stats: those read every message
     totals = file_totals(session)
     model = session.model
     auto = bool(session.settings.settings.compaction.enabled)

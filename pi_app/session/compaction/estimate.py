@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,7 +71,7 @@ class ContextEstimate:
     last_usage_index: int | None
 
 
-def estimate_context_tokens(messages: list[Any]) -> ContextEstimate:
+def estimate_context_tokens(messages: Sequence[Any]) -> ContextEstimate:
     for i in range(len(messages) - 1, -1, -1):
         usage = valid_usage(messages[i])
         if usage is not None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from ...agent.history import Deferred, MessageHistory
 from ..messages import AgentMessage, iso_to_ms, parse_agent_message
 from .record import EntryRecord, bulk, collect_before_settling, settle_heap
 
@@ -65,20 +66,109 @@ class SessionContext:
         A message that cannot be used (``content: 12``, a non-object) is skipped with a warning naming the
         file and line; the rest of the session resumes and the file is left as it is.
         """
+        if "history" in self.__dict__:  # typed on access already: share it (each message is typed once)
+            return list(self.history)
         out: list[AgentMessage] = []
         if len(self.sources) > _SETTLE_AT:
             collect_before_settling()
+        early = self._early
         with bulk():
-            for entry, built in self.sources:
-                msg = _typed(entry, built, self.warnings)
+            for i, (entry, built) in enumerate(self.sources):
+                msg = early[i] if i in early else _typed(entry, built, self.warnings)
                 if msg is not None:
                     out.append(msg)
         if len(out) > _SETTLE_AT:
             settle_heap()
         return out
 
+    @cached_property
+    def history(self) -> ResumedHistory:
+        """The same messages as :attr:`messages`, typed when read (see MessageHistory): a resumed session's
+        chat draws its tail without typing the whole history first. An unusable message is reported (as in
+        :attr:`messages`) when it is typed."""
+        if "messages" in self.__dict__:
+            return ResumedHistory(self.messages)
+        early = self._early
+        items: list[AgentMessage | Deferred[AgentMessage]] = []
+        for i, (entry, built) in enumerate(self.sources):
+            if i not in early:
+                items.append(_PendingMessage(entry, built, self.warnings))
+            elif (msg := early[i]) is not None:  # typed by system_messages() (an unusable one: reported)
+                items.append(msg)
+        return ResumedHistory(items)
+
+    @cached_property
+    def _early(self) -> dict[int, AgentMessage | None]:
+        """Messages typed before the rest (by :meth:`system_messages`), by source index."""
+        return {}
+
+    def system_messages(self) -> list[AgentMessage]:
+        """The typed system messages only (the tool-set log), found from the lines' message heads: the rest
+        stays untyped. Each is typed once, shared with :attr:`messages` and :attr:`history`."""
+        if "messages" in self.__dict__:
+            return [m for m in self.messages if m.role == "system"]
+        if "history" in self.__dict__:
+            return [m for m in self.history if m.role == "system"]
+        early = self._early
+        out: list[AgentMessage] = []
+        for i, src in enumerate(self.sources):
+            if _role_head(src) in ("system", None) and _is_system(src):
+                if i not in early:
+                    early[i] = _typed(src[0], src[1], self.warnings)
+                msg = early[i]
+                if msg is not None:
+                    out.append(msg)
+        return out
+
 
 _SETTLE_AT = 5_000  # messages; below this a full GC pass is cheap enough
+
+
+class _PendingMessage(Deferred[AgentMessage]):
+    """One stored message, typed (or reported unusable) when the history first reads it."""
+
+    __slots__ = ("entry", "built", "warnings")
+
+    def __init__(self, entry: Entry, built: dict[str, Any] | None, warnings: list[str] | None) -> None:
+        super().__init__()
+        self.entry = entry
+        self.built = built
+        self.warnings = warnings
+
+    def make(self) -> AgentMessage | None:
+        return _typed(self.entry, self.built, self.warnings)
+
+
+class ResumedHistory(MessageHistory[AgentMessage]):
+    """A resumed session's history: typing all of it is done as one bulk build (see SessionContext.messages)."""
+
+    __slots__ = ()
+
+    def type_all(self) -> None:
+        many = self.untyped > _SETTLE_AT
+        if many:
+            collect_before_settling()
+        with bulk():
+            super().type_all()
+        if many:
+            settle_heap()
+
+    def type_some(self, limit: int) -> bool:
+        with bulk():
+            done = super().type_some(limit)
+        if done and len(self) > _SETTLE_AT:
+            settle_heap()  # typed in steps, settled once
+        return done
+
+
+def _role_head(src: tuple[Entry, dict[str, Any] | None]) -> str | None:
+    """The message's role when known without parsing (a built dict, or the record's line prefix)."""
+    entry, built = src
+    if built is not None:
+        role = built.get("role")
+        return role if isinstance(role, str) else ""
+    head = entry.message_head if type(entry) is EntryRecord else None
+    return head[0] if head is not None else None
 
 
 def _peek(entry: Entry, key: str) -> Any:

@@ -1,0 +1,72 @@
+"""The app on a lazily typed resumed history (issue 15): the tail is drawn, the rest is typed afterwards in
+steps, an unusable message is then reported in the chat, and the chat and ↑ cover the whole session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_app.ai.providers.faux import faux_text
+from pi_app.ai.text import text_of
+from pi_app.ai.types import UserMessage
+from pi_app.session.store import SessionManager
+from tests.perf.session_gen import linear_session
+from tests.tui.conftest import SIZE, make_app, make_session
+from tests.tui.session_helpers import statuses, user_texts, wait_for
+from widgets.messages import UserMessageView
+from widgets.notices import Notice
+
+
+def _session(path: Path, entries: int, damage_line: int | None = None) -> str | None:
+    linear_session(path, entries, provider="faux", model="faux-1", api="faux")
+    if damage_line is None:
+        return None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    bad = json.loads(lines[damage_line - 1])
+    bad["message"]["content"] = 12
+    lines[damage_line - 1] = json.dumps(bad, separators=(",", ":"))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(bad["id"])
+
+
+async def test_tail_drawn_then_history_typed_and_bad_message_reported(project: Path, faux) -> None:
+    path = project / "s.jsonl"
+    bad_id = _session(path, 1_500, damage_line=10)
+    eager = await make_session(project, session=SessionManager.open(path), tools=None)
+    users = [text_of(m.content) for m in eager.messages if isinstance(m, UserMessage)]
+    lazy = await make_session(project, session=SessionManager.open(path), tools=None, lazy_history=True)
+    assert lazy.untyped_messages == len(eager.messages) + 1
+    app = make_app(lazy, tail_messages=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: lazy.untyped_messages == 0, "the history typed")
+        await wait_for(
+            pilot, lambda: any(bad_id in s for s in statuses(app)), "the unusable message's warning"
+        )
+        (warning,) = [w for w in app.query(Notice) if bad_id in getattr(w, "text", "")]
+        assert f"{path.resolve()}:10: skipped unusable message entry {bad_id}" in warning.text
+        assert lazy.messages == eager.messages
+        # drawn again from the typed history: the tail, and the indices the chat keeps, match the messages
+        tail = [text_of(m.content) for m in eager.messages[-60:] if isinstance(m, UserMessage)]
+        assert tail[-1] == users[-1]
+        await wait_for(pilot, lambda: user_texts(app) == tail, "the tail drawn again")  # (mounted in steps)
+        views = list(app.query(UserMessageView))
+        assert views and all(text_of(eager.messages[v.pi_index].content) == v.text for v in views)
+        history = app.editor.prompt_history  # ↑ recalls prompts from the whole history, oldest ones too
+        assert history.entries == users[-history.max_entries :] and len(users) > 60
+
+
+async def test_prompt_on_a_lazy_history_sends_what_an_eager_one_does(project: Path, faux) -> None:
+    path = project / "s.jsonl"
+    _session(path, 400)
+    faux.enqueue(faux_text("eager answer"))
+    eager = await make_session(project, session=SessionManager.open(path), tools=None)
+    await eager.prompt("next")
+    faux.enqueue(faux_text("lazy answer"))
+    _session(path, 400)  # the same file again (the eager prompt appended to it)
+    lazy = await make_session(project, session=SessionManager.open(path), tools=None, lazy_history=True)
+    await lazy.prompt("next")
+    first, second = faux.requests
+    assert lazy.untyped_messages == 0
+    strip = [m.model_dump(exclude={"timestamp"}) for m in first.messages]
+    assert strip == [m.model_dump(exclude={"timestamp"}) for m in second.messages]
+    assert len(first.messages) > 390
