@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
@@ -100,6 +101,7 @@ class CachedRender:
         self._get_variables = get_variables
         self._cache_version = -1
         self._cache: dict[int, list[list[Segment]]] = {}
+        self.render_seconds = 0.0  # how long the last render took (wall clock)
 
     def build(self, variables: Mapping[str, str]) -> Any:
         raise NotImplementedError
@@ -126,7 +128,9 @@ class CachedRender:
         width = options.max_width
         lines = self._cache.get(width)
         if lines is None:
+            started = time.perf_counter()
             lines = self._render(console, options, variables)
+            self.render_seconds = time.perf_counter() - started
             if len(self._cache) >= 4:  # a few widths (resizes); never unbounded
                 self._cache.clear()
             self._cache[width] = lines

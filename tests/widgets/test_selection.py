@@ -212,7 +212,8 @@ async def test_frozen_segments_of_a_streaming_answer_are_selectable() -> None:
         for i in range(40):
             await view.append_text(f"Paragraph {i} says something fairly long to fill the segment up.\n\n")
         await pilot.pause()
-        segment = view.query_one(".-segment")
+        assert view.frozen_pieces
+        segment = view.query_one(".-live")  # its finished pieces and the rest, one widget
         assert isinstance(segment, SelectableLines)
         log.scroll_to_widget(segment, animate=False, top=True)
         await pilot.pause()
