@@ -32,6 +32,7 @@ from pi_app.agent.events import (
 from pi_app.ai.events import AssistantMessageEvent, ToolCallDeltaEvent, ToolCallEndEvent, ToolCallStartEvent
 from pi_app.ai.text import text_of
 from pi_app.ai.types import ToolCall
+from pi_app.modes import startup_gc
 from pi_app.session.session_events import AutoRetryEndEvent, CompactionEndEvent, SessionEvent
 from pi_app.tools.presenters import ToolResultData
 from widgets.bash_view import BashExecutionView
@@ -140,14 +141,32 @@ class Conversation(ChatLog):
         self.panels: dict[str, ToolPanel] = {}  # this run's tool panels by tool-call id
         self.search_bar = TranscriptSearch(self)
         self._code_index = -1  # the code block of the selected entry that "b" copied last
+        self._holding_gc = False  # full collections held while an answer streams (see _streaming)
 
     def on_mount(self) -> None:  # (Textual calls ChatLog's on_mount too)
         if isinstance(self.parent, Widget):
             self.parent.mount(self.search_bar, after=self)  # a row of its own under the transcript
 
     def on_unmount(self) -> None:
+        self._streaming(False)
         if self.search_bar.is_attached:
             self.search_bar.remove()
+
+    def _answer_drawn(self) -> None:
+        """The finished answer is on screen: a full collection held back meanwhile may run now (unless the
+        next answer already streams)."""
+        if self.current is None:
+            self._streaming(False)
+
+    def _streaming(self, streaming: bool) -> None:
+        """An answer starts or stops streaming: the garbage collector's full collections wait meanwhile
+        (each one stalls the loop for tens of milliseconds while keys wait; they run once it ends)."""
+        if streaming != self._holding_gc:
+            self._holding_gc = streaming
+            if streaming:
+                startup_gc.hold_full_collections()
+            else:
+                startup_gc.release_full_collections()
 
     # ================================================================== transcript search
     def open_search(self) -> None:
@@ -256,6 +275,7 @@ class Conversation(ChatLog):
     # ================================================================== history
     async def clear(self) -> None:
         await super().clear()
+        self._streaming(False)
         self.current = None
         self.panels.clear()
 
@@ -315,6 +335,7 @@ class Conversation(ChatLog):
                     self.scroll_to_latest()  # a new prompt follows its answer, wherever the view was
                 await self.add_message(event.message)
             case MessageStartEvent() if role_of(event.message) == "assistant":
+                self._streaming(True)
                 self.current = AssistantMessageView(hide_thinking=self.hide_thinking)
                 self.current.markdown_transform = self.custom.markdown
                 await self.add(self.current)
@@ -322,6 +343,7 @@ class Conversation(ChatLog):
                 view, self.current = self.current, None
                 await view.finalize(event.message)
                 _hide_if_silent(view)
+                self.call_after_refresh(self._answer_drawn)
             case ToolExecutionStartEvent():
                 args = event.args if isinstance(event.args, dict) else None
                 panel = self.panels.get(event.tool_call_id) or await self._add_panel(
@@ -340,6 +362,7 @@ class Conversation(ChatLog):
                 )
                 self._tool_result(panel, event.result, bool(event.is_error))
             case AgentEndEvent():
+                self._streaming(False)
                 if self.current is not None and not self.current.finalized:
                     await self.current.finalize()
                 self.current = None
