@@ -377,11 +377,21 @@ class Conversation(ChatLog):
 
     async def append_text(self, text: str) -> None:
         if self.current is not None:
+            await self._after_pending_frame()
             await self.current.append_text(text)
 
     async def append_thinking(self, text: str) -> None:
         if self.current is not None:
+            await self._after_pending_frame()
             await self.current.append_thinking(text)
+
+    async def _after_pending_frame(self) -> None:
+        """Wait until what is already waiting to be painted (a typed key's echo, the previous update of
+        the answer) is on screen, so a streamed update never joins it: a key's frame stays as cheap as
+        the editor's repaint, and the answer grows by at most one update per frame (the event pump,
+        the caller, merges what arrives meanwhile). Immediate when nothing is pending."""
+        if self.is_attached and self.current is not None and self.current.is_attached:
+            await self.wait_for_refresh()  # (from the event pump's task: never this widget's own)
 
     async def update_tool_call(self, ae: AssistantMessageEvent) -> None:
         """A tool call streaming in the assistant message: its panel shows the arguments as they arrive."""

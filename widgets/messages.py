@@ -1,10 +1,11 @@
 """User and assistant message views.
 
-A streamed block (text or thinking) is one ``Static`` drawing a :class:`~widgets.rendering.JoinedMarkdown`:
-its finished top-level blocks, rendered once with Rich (in a worker thread) as cached pieces, and the rest
-after them (the block still being written), rendered again as it grows. Each update is one widget's content
-replaced: no widgets mounted or removed per delta, no batch of them holding frames back. What streams is
-drawn as the finished message draws it. :meth:`AssistantMessageView.finalize` freezes the message into a
+A streamed block (text or thinking) is two ``Static`` s: one draws its finished top-level blocks, rendered
+once with Rich (in a worker thread) as cached pieces joined (:class:`~widgets.rendering.JoinedMarkdown`); the
+other the rest after them (the block still being written), rendered again as it grows. An update replaces
+the rest's content (the pieces' widget keeps its size, so its drawn lines stay cached): no widgets mounted or
+removed per delta, no batch of them holding frames back. What streams is drawn as the finished message
+draws it. :meth:`AssistantMessageView.finalize` freezes the message into a
 single ``Static`` holding one pre-rendered Rich renderable, made of those pieces when they draw what
 rendering the whole message would (so nothing is rendered twice), and long sessions stay cheap.
 """
@@ -152,7 +153,9 @@ class AssistantMessageView(Vertical):
         self.stop_reason: str | None = None
         self.error_message: str | None = None
         self.has_tool_calls = False
-        self._live: Static | None = None  # the block being streamed (or the label of a hidden one)
+        self._live: Static | None = None  # the rest of the block being streamed (or a hidden one's label)
+        self._pieces: Static | None = None  # the finished pieces of the block being streamed
+        self._pieces_drawn = 0  # how many of them it draws
         self._streaming = False  # the live block draws its text (not a hidden thinking block)
         self._frozen: Static | None = None
         self._live_text = ""  # the block's text after its last frozen piece
@@ -160,6 +163,7 @@ class AssistantMessageView(Vertical):
         self._next_look = 0  # the live text's length at which to look for finished blocks again
         self._drawn_at = 0.0  # when the live block's content was last replaced
         self._redraw: Timer | None = None  # a deferred redraw of the live block (see _show_live)
+        self._after_block = False  # the block being streamed follows another (a blank line between)
         # (markdown, "assistant" | "assistant-thinking", streaming) -> what to draw: extensions' display-only
         # hook, applied to the finished form (the stored message and what copying takes are unchanged)
         self.markdown_transform: Callable[[str, str, bool], str] | None = None
@@ -250,12 +254,12 @@ class AssistantMessageView(Vertical):
         self._show_live(now=True)
 
     def _show_live(self, now: bool = False) -> None:
-        """Draw the streamed block: its pieces and its rest, as the finished message will (a new content for
-        its one Static; what is already rendered is reused). The rest is rendered again on every redraw, so
-        a long one (a big open code fence) is redrawn less often: at most once per ``TAIL_BACKOFF`` times
-        its last render took, the latest text then."""
-        live = self._live
-        if live is None or not self._streaming:
+        """Draw the streamed block as the finished message will: its pieces (redrawn only when one was
+        added) and its rest. The rest is rendered again on every redraw, so a long one (a big open code
+        fence) is redrawn less often: at most once per ``TAIL_BACKOFF`` times its last render took, the
+        latest text then."""
+        live, holder = self._live, self._pieces
+        if live is None or holder is None or not self._streaming:
             return
         index = len(self.blocks) - 1
         streamed = self._streamed.setdefault(index, _Streamed(self.blocks[index][0]))
@@ -267,18 +271,26 @@ class AssistantMessageView(Vertical):
                 return
         self._cancel_redraw()
         pieces = streamed.pieces
+        variables = _variables_of(self)
+        if len(pieces) != self._pieces_drawn:
+            self._pieces_drawn = len(pieces)
+            holder.update(JoinedMarkdown([r for _, r, _ in pieces], [g for _, _, g in pieces], variables))
+            holder.display = True
         rest = self._live_text.rstrip() if pieces else self._live_text.strip()
-        parts: list[CachedRender] = [renderable for _, renderable, _ in pieces]
-        gaps = [gap for _, _, gap in pieces]
         streamed.tail = None
         if rest:
             thinking = streamed.kind == "thinking"
             streamed.tail = ThemedMarkdown(
-                rest, _variables_of(self), style="pi-thinking-text" if thinking else "", italic=thinking
+                rest, variables, style="pi-thinking-text" if thinking else "", italic=thinking
             )
-            parts.append(streamed.tail)
-            gaps.append(bool(pieces) and starts_with_leaf(rest))
-        live.update(JoinedMarkdown(parts, gaps, _variables_of(self)))
+            live.update(streamed.tail)
+        live.display = bool(rest)
+        # The blank line before the block (after another) goes on whichever of the two is drawn first;
+        # between them, the one the finished message draws there (see JoinedMarkdown).
+        before = 1 if self._after_block else 0
+        holder.styles.margin = (before, 0, 0, 0)
+        gap = 1 if pieces and rest and starts_with_leaf(rest) else 0
+        live.styles.margin = (gap if pieces else before, 0, 0, 0)
         self._drawn_at = time.monotonic()
 
     def _redraw_live(self) -> None:
@@ -297,14 +309,23 @@ class AssistantMessageView(Vertical):
         after = "-after-block" if self.children else ""
         if kind == "thinking" and self.hide_thinking:
             # Never stream into a block the user cannot see.
-            self._live = Static("Thinking...", classes=f"-thinking-label {after}")
+            self._live, self._pieces = Static("Thinking...", classes=f"-thinking-label {after}"), None
             await self.mount(self._live)
             return
         index = len(self.blocks)  # the block about to start
-        live = SelectableStatic("", classes=f"-live {after}", source=lambda: self.blocks[index][1].strip())
-        self._live = live
+        streamed = self._streamed.setdefault(index, _Streamed(kind))
+        holder = SelectableStatic(
+            "", classes="-pieces", source=lambda: "".join(h for h, _, _ in streamed.pieces).strip()
+        )
+        holder.display = False
+        live = SelectableStatic(
+            "", classes="-live", source=lambda: streamed.tail.markup if streamed.tail else ""
+        )
+        live.display = False
+        self._pieces, self._live, self._pieces_drawn = holder, live, 0
+        self._after_block = bool(after)
         self._streaming = True
-        await self.mount(live)
+        await self.mount_all([holder, live])
 
     def _end_live(self) -> None:
         """The live block is done: it draws no more updates (its widget stays until finalize)."""
@@ -391,7 +412,7 @@ class AssistantMessageView(Vertical):
     def _rerender_frozen(self) -> None:
         """Repaint the frozen (or streamed) renderables after a theme switch: they look colours up when
         drawn and re-render only if they changed."""
-        for static in (self._frozen, self._live if self._streaming else None):
+        for static in (self._frozen, *((self._pieces, self._live) if self._streaming else ())):
             if static is not None:
                 static.update(static.content, layout=False)
 

@@ -163,6 +163,9 @@ class CachedRender:
             yield from line
 
 
+_STRIPS_BY_LINE = 1_000  # strips kept by line for the next content: a few screens' worth
+
+
 class CachedVisual(RichVisual):
     """How a widget draws a :class:`CachedRender`: its height is the number of cached lines, and its lines
     are built straight from them, one at a time as they are painted (:meth:`line`; ``RichVisual`` renders
@@ -177,6 +180,15 @@ class CachedVisual(RichVisual):
         self._lines: list[list[Segment]] | None = None
         self._link_style: Style | None = None
         self._built: dict[int, Strip] = {}
+        # Strips by the rendered line they were built from (its id, with the line kept alive): a new
+        # content made of the same cached lines (a streamed block that grew) builds only its new lines.
+        self._by_line: dict[int, tuple[list[Segment], Strip]] = {}
+
+    def inherit(self, previous: CachedVisual) -> None:
+        """Reuse the strips ``previous`` built for lines this content draws too (same width and style)."""
+        self._key = previous._key
+        self._link_style = previous._link_style
+        self._by_line = previous._by_line
 
     def _lines_at(self, width: int) -> list[list[Segment]]:
         lines = self.cached.cached_lines(width)
@@ -195,13 +207,24 @@ class CachedVisual(RichVisual):
         key = (width, style.rich_style)  # the link style follows the widget's styles, as this does
         if key != self._key or lines is not self._lines:
             widget = self._widget
+            if key != self._key:
+                self._by_line = {}
             self._link_style = widget.link_style if widget.auto_links else None
             self._key, self._lines, self._built = key, lines, {}
         strip = self._built.get(y)
         if strip is None:
             if not 0 <= y < len(lines):
                 return None
-            strip = self._built[y] = _strip(lines[y], width, style.rich_style, self._link_style)
+            line = lines[y]
+            known = self._by_line.get(id(line))
+            if known is not None and known[0] is line:
+                strip = known[1]
+            else:
+                strip = _strip(line, width, style.rich_style, self._link_style)
+                if len(self._by_line) >= _STRIPS_BY_LINE:
+                    self._by_line = {}
+                self._by_line[id(line)] = (line, strip)
+            self._built[y] = strip
         return strip
 
     def render_strips(
@@ -443,7 +466,10 @@ class SelectableLines:
             return super().render()  # type: ignore[misc]
         visual = self._cached_visual
         if visual is None or visual.cached is not content:
-            visual = self._cached_visual = CachedVisual(self, content)  # type: ignore[arg-type]
+            previous, visual = visual, CachedVisual(self, content)  # type: ignore[arg-type]
+            if previous is not None:
+                visual.inherit(previous)
+            self._cached_visual = visual
         return visual
 
     def _rich_content(self) -> bool:

@@ -27,7 +27,7 @@ async def test_stream_2000_words_then_finalize():
             await view.append_text(chunk)
         await pilot.pause()
         assert len(view.query(".-live")) == 2  # one live thinking block, one live text block
-        assert len(view.children) == 2  # however many pieces were frozen
+        assert len(view.children) == 4  # pieces and rest of each block, however many pieces were frozen
         final = AssistantMessage(
             content=[ThinkingContent(thinking="Let me *think* about it."), TextContent(text="".join(chunks))]
         )

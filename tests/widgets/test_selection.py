@@ -213,7 +213,7 @@ async def test_frozen_segments_of_a_streaming_answer_are_selectable() -> None:
             await view.append_text(f"Paragraph {i} says something fairly long to fill the segment up.\n\n")
         await pilot.pause()
         assert view.frozen_pieces
-        segment = view.query_one(".-live")  # its finished pieces and the rest, one widget
+        segment = view.query_one(".-pieces")  # the finished pieces, one widget
         assert isinstance(segment, SelectableLines)
         log.scroll_to_widget(segment, animate=False, top=True)
         await pilot.pause()

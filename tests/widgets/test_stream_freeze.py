@@ -105,9 +105,14 @@ async def _drawn(app: PiTestApp, view: AssistantMessageView) -> list[str]:
 
 
 def _live_lines(view: AssistantMessageView, index: int) -> list[str]:
-    """The lines the live Static of block ``index`` draws while streaming (its pieces and its rest)."""
-    live = list(view.query(".-live"))[index]
-    return [live.render_line(y).text for y in range(live.size.height)]
+    """The lines block ``index`` draws while streaming: its finished pieces, then its rest, with the blank
+    line its margin makes between them."""
+    lines: list[str] = []
+    for widget in (list(view.query(".-pieces"))[index], list(view.query(".-live"))[index]):
+        if widget.display:
+            lines += [""] * widget.styles.margin.top if lines else []
+            lines += [widget.render_line(y).text for y in range(widget.size.height)]
+    return lines
 
 
 @pytest.mark.parametrize("largest", [200, 3000])  # small deltas; bursts of several finished blocks
@@ -134,7 +139,7 @@ async def test_a_streamed_answer_freezes_to_what_a_resumed_one_draws(monkeypatch
             step = chunks.randint(1, largest)
             await view.append_text(text[pos : pos + step])
             pos += step
-            assert len(view.children) == 2  # one live Static per block, whatever was frozen
+            assert len(view.children) == 4  # two Statics per block, however much was frozen
         await pilot.pause()
         assert view.frozen_pieces > (5 if largest < 1000 else 1)
         while_streaming = _live_lines(view, 1)
