@@ -386,11 +386,13 @@ class Conversation(ChatLog):
             await self.current.append_thinking(text)
 
     async def _after_pending_frame(self) -> None:
-        """Wait until what is already waiting to be painted (a typed key's echo, the previous update of
-        the answer) is on screen, so a streamed update never joins it: a key's frame stays as cheap as
-        the editor's repaint, and the answer grows by at most one update per frame (the event pump,
-        the caller, merges what arrives meanwhile). Immediate when nothing is pending."""
-        if self.is_attached and self.current is not None and self.current.is_attached:
+        """Wait until the answer's previous update, and whatever else is waiting to be painted (a typed
+        key's echo), is on screen, so a streamed update never joins them: the answer grows by at most one
+        update per frame (the event pump, the caller, merges what arrives meanwhile) and a key's frame
+        is not made to carry one. Immediate when nothing is pending."""
+        view = self.current
+        if self.is_attached and view is not None and view.is_attached:
+            await view.redrawn()
             await self.wait_for_refresh()  # (from the event pump's task: never this widget's own)
 
     async def update_tool_call(self, ae: AssistantMessageEvent) -> None:

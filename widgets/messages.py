@@ -13,6 +13,7 @@ rendering the whole message would (so nothing is rendered twice), and long sessi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part
 FREEZE_CHARS = 300  # finished blocks at least this long leave the live block at once
 PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
 TAIL_BACKOFF = 4  # the live rest is redrawn at most once per this many times its last render took
+REDRAW_WAIT_S = 0.5  # the longest the event pump waits for a redraw to be painted (see redrawn)
 
 
 @dataclass
@@ -164,6 +166,8 @@ class AssistantMessageView(Vertical):
         self._drawn_at = 0.0  # when the live block's content was last replaced
         self._redraw: Timer | None = None  # a deferred redraw of the live block (see _show_live)
         self._after_block = False  # the block being streamed follows another (a blank line between)
+        self._painted: asyncio.Event | None = None  # set once the last redraw is on screen
+        self._redraw_asked: bool | None = None  # a redraw asked for before it was (now: True)
         # (markdown, "assistant" | "assistant-thinking", streaming) -> what to draw: extensions' display-only
         # hook, applied to the finished form (the stored message and what copying takes are unchanged)
         self.markdown_transform: Callable[[str, str, bool], str] | None = None
@@ -196,6 +200,7 @@ class AssistantMessageView(Vertical):
             # rendering, are worked out in a thread while the live block keeps showing the text: the
             # interpreter hands the loop its turn every few milliseconds, where doing it on the loop (whole,
             # or in pieces between awaits) held keys and frames at every step of their way.
+            self._cancel_redraw()  # drawn below either way, once the thread is done
             first = len(self.blocks) - 1 not in self._streamed
             width = self._segment_width()
             options = self.app.console_options.update_width(width).update(highlight=False) if width else None
@@ -261,6 +266,10 @@ class AssistantMessageView(Vertical):
         live, holder = self._live, self._pieces
         if live is None or holder is None or not self._streaming:
             return
+        if self._painted is not None and not self._painted.is_set():
+            # At most one redraw per frame: this one follows once the last is on screen.
+            self._redraw_asked = now or bool(self._redraw_asked)
+            return
         index = len(self.blocks) - 1
         streamed = self._streamed.setdefault(index, _Streamed(self.blocks[index][0]))
         if not now and streamed.tail is not None:
@@ -292,12 +301,31 @@ class AssistantMessageView(Vertical):
         gap = 1 if pieces and rest and starts_with_leaf(rest) else 0
         live.styles.margin = (gap if pieces else before, 0, 0, 0)
         self._drawn_at = time.monotonic()
+        self._painted = asyncio.Event()
+        if not live.call_after_refresh(self._on_painted):
+            self._painted.set()
+
+    def _on_painted(self) -> None:
+        if self._painted is not None:
+            self._painted.set()
+        asked, self._redraw_asked = self._redraw_asked, None
+        if asked is not None:
+            self._show_live(now=asked)
+
+    async def redrawn(self) -> None:
+        """Wait until the last redraw of the streamed block is on screen (at most ``REDRAW_WAIT_S``: a
+        block removed meanwhile is never painted)."""
+        painted = self._painted
+        if painted is not None and not painted.is_set() and self.is_attached:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(painted.wait(), REDRAW_WAIT_S)
 
     def _redraw_live(self) -> None:
         self._redraw = None
         self._show_live(now=True)
 
     def _cancel_redraw(self) -> None:
+        self._redraw_asked = None
         if self._redraw is not None:
             self._redraw.stop()
             self._redraw = None
