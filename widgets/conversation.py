@@ -46,6 +46,7 @@ from widgets.transcript_search import TranscriptSearch
 __all__ = ["SELECTED", "Conversation", "code_blocks", "copy_source", "role_of", "tool_results_by_id"]
 
 SELECTED = "-pi-selected"
+GC_HOLD_S = 10.0  # full collections wait at most this long into a run, then between two of its answers
 
 
 def _field(msg: Any, name: str, default: Any = None) -> Any:
@@ -141,7 +142,8 @@ class Conversation(ChatLog):
         self.panels: dict[str, ToolPanel] = {}  # this run's tool panels by tool-call id
         self.search_bar = TranscriptSearch(self)
         self._code_index = -1  # the code block of the selected entry that "b" copied last
-        self._holding_gc = False  # full collections held while an answer streams (see _streaming)
+        self._holding_gc = False  # full collections held while a run streams answers (see _streaming)
+        self._held_since = 0.0
 
     def on_mount(self) -> None:  # (Textual calls ChatLog's on_mount too)
         if isinstance(self.parent, Widget):
@@ -152,18 +154,20 @@ class Conversation(ChatLog):
         if self.search_bar.is_attached:
             self.search_bar.remove()
 
-    def _answer_drawn(self) -> None:
-        """The finished answer is on screen: a full collection held back meanwhile may run now (unless the
-        next answer already streams)."""
-        if self.current is None:
+    def _answer_drawn(self, run_over: bool) -> None:
+        """The finished answer is on screen: a full collection held back meanwhile may run now, unless the
+        run goes on (its next answer, or its tools, will follow: held for up to ``GC_HOLD_S``)."""
+        if self.current is None and (run_over or time.monotonic() - self._held_since >= GC_HOLD_S):
             self._streaming(False)
 
     def _streaming(self, streaming: bool) -> None:
-        """An answer starts or stops streaming: the garbage collector's full collections wait meanwhile
-        (each one stalls the loop for tens of milliseconds while keys wait; they run once it ends)."""
+        """A run starts or stops streaming answers: the garbage collector's full collections wait
+        meanwhile (each one stalls the loop for tens of milliseconds while keys wait; they run once it
+        ends)."""
         if streaming != self._holding_gc:
             self._holding_gc = streaming
             if streaming:
+                self._held_since = time.monotonic()
                 startup_gc.hold_full_collections()
             else:
                 startup_gc.release_full_collections()
@@ -343,7 +347,7 @@ class Conversation(ChatLog):
                 view, self.current = self.current, None
                 await view.finalize(event.message)
                 _hide_if_silent(view)
-                self.call_after_refresh(self._answer_drawn)
+                self.call_after_refresh(self._answer_drawn, False)
             case ToolExecutionStartEvent():
                 args = event.args if isinstance(event.args, dict) else None
                 panel = self.panels.get(event.tool_call_id) or await self._add_panel(
@@ -362,11 +366,12 @@ class Conversation(ChatLog):
                 )
                 self._tool_result(panel, event.result, bool(event.is_error))
             case AgentEndEvent():
-                self._streaming(False)
                 if self.current is not None and not self.current.finalized:
                     await self.current.finalize()
                 self.current = None
                 self.panels.clear()
+                if self._holding_gc:
+                    self.call_after_refresh(self._answer_drawn, True)
             case CompactionEndEvent():
                 await self._compaction_end(event)
             case AutoRetryEndEvent() if not event.success:

@@ -81,27 +81,32 @@ async def test_a_streamed_block_is_two_widgets_and_updates_wait_for_the_frame(mo
         assert view.text == ANSWER
 
 
-async def test_full_collections_wait_while_an_answer_streams() -> None:
+async def test_full_collections_wait_while_a_run_streams_answers(monkeypatch) -> None:
     chat = Conversation()
     app = PiTestApp([chat])
     threshold = gc.get_threshold()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         assert not startup_gc.full_collections_held()
         await chat.apply(MessageStartEvent(message=_message()))
         assert startup_gc.full_collections_held()
         assert gc.get_threshold()[:2] == threshold[:2] and gc.get_threshold()[2] > 10**9
         await chat.append_text("Some text.\n\n")
         await chat.apply(MessageEndEvent(message=_message("Some text.\n\n")))
-        await pilot.pause()  # released once the finished answer is drawn
-        assert not startup_gc.full_collections_held()
-        assert gc.get_threshold() == threshold
-        # a run that ends without its message's end releases too; holds never stack
-        await chat.apply(MessageStartEvent(message=_message()))
-        await chat.apply(MessageStartEvent(message=_message()))
+        await chat.wait_for_refresh()
+        assert startup_gc.full_collections_held()  # the run goes on: its tools, its next answer
+        await chat.apply(MessageStartEvent(message=_message()))  # holds never stack
         await chat.apply(AgentEndEvent())
+        await chat.wait_for_refresh()  # released once the run's last answer is drawn
         assert not startup_gc.full_collections_held()
         assert gc.get_threshold() == threshold
+        # a long run releases between two answers
+        monkeypatch.setattr("widgets.conversation.GC_HOLD_S", 0.0)
         await chat.apply(MessageStartEvent(message=_message()))
+        await chat.apply(MessageEndEvent(message=_message("More.")))
+        await chat.wait_for_refresh()
+        assert not startup_gc.full_collections_held()
+        await chat.apply(MessageStartEvent(message=_message()))
+        assert startup_gc.full_collections_held()
     # unmounted while streaming: released
     assert not startup_gc.full_collections_held()
     assert gc.get_threshold() == threshold
