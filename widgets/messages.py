@@ -201,7 +201,8 @@ class AssistantMessageView(Vertical):
             # interpreter hands the loop its turn every few milliseconds, where doing it on the loop (whole,
             # or in pieces between awaits) held keys and frames at every step of their way.
             self._cancel_redraw()  # drawn below either way, once the thread is done
-            first = len(self.blocks) - 1 not in self._streamed
+            streamed = self._streamed.get(len(self.blocks) - 1)
+            first = streamed is None or not streamed.pieces
             width = self._segment_width()
             options = self.app.console_options.update_width(width).update(highlight=False) if width else None
             frozen = await asyncio.to_thread(self._finished_part, kind, text, first, options)

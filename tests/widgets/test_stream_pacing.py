@@ -144,3 +144,16 @@ def test_fast_markdown_is_rich_markdown_without_a_parser_per_text(monkeypatch) -
     plain = rich.markdown.Markdown(ANSWER[:2000], **kwargs)
     plain.elements = FastCodeMarkdown.elements  # (code blocks drawn with the cached lexer, as ours)
     assert drawn(ours[1]) == drawn(plain)
+
+
+async def test_the_first_frozen_piece_is_drawn_stripped_as_the_whole_block_is() -> None:
+    chat = Conversation()
+    app = PiTestApp([chat])
+    async with app.run_test(size=SIZE):
+        await chat.apply(MessageStartEvent(message=_message()))
+        view = chat.current
+        assert view is not None
+        await view.append_text("\n\n   ")
+        await view.append_text(ANSWER[:2000])
+        first = view._streamed[0].pieces[0][1]
+        assert first.markup == first.markup.strip()
