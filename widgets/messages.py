@@ -5,9 +5,9 @@ once with Rich (in a worker thread) as cached pieces joined (:class:`~widgets.re
 other the rest after them (the block still being written), rendered again as it grows. An update replaces
 the rest's content (the pieces' widget keeps its size, so its drawn lines stay cached): no widgets mounted or
 removed per delta, no batch of them holding frames back. What streams is drawn as the finished message
-draws it. :meth:`AssistantMessageView.finalize` freezes the message into a
-single ``Static`` holding one pre-rendered Rich renderable, made of those pieces when they draw what
-rendering the whole message would (so nothing is rendered twice), and long sessions stay cheap.
+draws it. :meth:`AssistantMessageView.finalize` freezes the message into a single ``Static`` holding one
+pre-rendered Rich renderable, made of those pieces when they draw what rendering the whole message would (so
+nothing is rendered twice), and long sessions stay cheap.
 """
 
 from __future__ import annotations
@@ -441,8 +441,8 @@ class AssistantMessageView(Vertical):
     def _rerender_frozen(self) -> None:
         """Repaint the frozen (or streamed) renderables after a theme switch: they look colours up when
         drawn and re-render only if they changed."""
-        for static in (self._frozen, *((self._pieces, self._live) if self._streaming else ())):
-            if static is not None:
+        for static in self.query_children(SelectableStatic):
+            if isinstance(static.content, CachedRender):
                 static.update(static.content, layout=False)
 
     def compose(self) -> ComposeResult:

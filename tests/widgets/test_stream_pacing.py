@@ -157,3 +157,22 @@ async def test_the_first_frozen_piece_is_drawn_stripped_as_the_whole_block_is() 
         await view.append_text(ANSWER[:2000])
         first = view._streamed[0].pieces[0][1]
         assert first.markup == first.markup.strip()
+
+
+async def test_a_theme_switch_repaints_every_streamed_block() -> None:
+    chat = Conversation()
+    app = PiTestApp([chat])
+    async with app.run_test(size=SIZE) as pilot:
+        await chat.apply(MessageStartEvent(message=_message()))
+        view = chat.current
+        assert view is not None
+        await view.append_thinking(ANSWER[:1500])
+        await view.append_text(ANSWER[:1500])  # the thinking block is done, the text block streams
+        await pilot.pause()
+        statics = [w for w in view.children if (w.has_class("-pieces") or w.has_class("-live")) and w.display]
+        assert len(statics) == 4
+        before = [w.render_line(0) for w in statics]
+        app.theme = "light"
+        await pilot.pause()
+        after = [w.render_line(0) for w in statics]
+        assert all(a.text == b.text and a != b for a, b in zip(before, after, strict=True))
