@@ -439,11 +439,11 @@ class AssistantMessageView(Vertical):
         on_theme_change(self, self._rerender_frozen)
 
     def _rerender_frozen(self) -> None:
-        """Repaint the frozen (or streamed) renderables after a theme switch: they look colours up when
-        drawn and re-render only if they changed."""
-        for static in self.query_children(SelectableStatic):
-            if isinstance(static.content, CachedRender):
-                static.update(static.content, layout=False)
+        """Repaint the frozen renderable after a theme switch: it looks colours up when drawn and
+        re-renders only if they changed (the streamed blocks' Statics are repainted by Textual's own
+        refresh on a theme change: their renderables re-render then, see the test)."""
+        if self._frozen is not None:
+            self._frozen.update(self._frozen.content, layout=False)
 
     def compose(self) -> ComposeResult:
         if self.finalized and self._frozen is None:
