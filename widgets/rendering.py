@@ -28,10 +28,9 @@ from textual.theme import Theme
 from textual.timer import Timer
 from textual.visual import RenderOptions, RichVisual
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
-from textual.widgets._markdown import MarkdownBlock, MarkdownFence
+from textual.widgets import Static
 
-from themes.textual_adapter import PiHighlightTheme, rich_color, variables_syntax_theme
+from themes.textual_adapter import rich_color, variables_syntax_theme
 from widgets.markdown_stream import rich_parser
 
 # Rich markdown style names -> pi tokens (as Textual variable names).
@@ -268,12 +267,11 @@ def prerender_detached(renderable: CachedRender, options: ConsoleOptions) -> Non
 
 def warm_markdown() -> None:
     """Pay the first-use costs of drawing an answer ahead of it, in the caller's (worker) thread: Rich's
-    Markdown parser, Pygments' Python lexer for a finished code block and a live fence. Otherwise the first
-    answer pays them on the event loop (~60–170 ms) while it streams."""
+    Markdown parser and Pygments' Python lexer for a code block. Otherwise the first answer pays them on the
+    event loop (~60–170 ms) while it streams."""
     sample = "# warm\n\nSome *text*, `code` and a list:\n\n- one\n\n```python\ndef f(x):\n    return x\n```\n"
     console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor", highlight=False)
     console.print(FastCodeMarkdown(sample))
-    _highlight("def f(x):\n    return x\n", "python")
 
 
 @lru_cache(maxsize=64)
@@ -543,37 +541,6 @@ class SelectableStatic(SelectableLines, Static):
     def selection_source(self) -> str | None:
         source = self._source
         return source() if callable(source) else source
-
-
-class PiMarkdownFence(MarkdownFence):
-    """A live Markdown code fence highlighted with the `$pi-syntax-*` variables (Textual's default
-    uses its own palette). Textual re-highlights fences on every theme change."""
-
-    @classmethod
-    def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
-        return _highlight(code, language)
-
-
-@lru_cache(maxsize=512)
-def _highlight(code: str, language: str) -> Content:
-    """Highlighted code, memoised: a streaming fence is re-highlighted on every append and on every theme
-    switch, and the result holds only `$pi-syntax-*` references, so it is the same for every theme."""
-    from textual.highlight import highlight
-
-    # A fence without a language is plain text: Textual would guess one from the content, and the first
-    # guess imports every Pygments lexer (about half a second, on the event loop) and each later one tries
-    # them all.
-    return highlight(code, language=language or "text", theme=PiHighlightTheme)
-
-
-class PiMarkdown(Markdown):
-    """Textual ``Markdown`` whose code fences use the active pi theme's syntax colours."""
-
-    BLOCKS: dict[str, type[MarkdownBlock]] = {
-        **Markdown.BLOCKS,
-        "fence": PiMarkdownFence,
-        "code_block": PiMarkdownFence,
-    }
 
 
 def group(*parts: Any) -> Group:
