@@ -321,6 +321,17 @@ class AssistantMessageView(Vertical):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(painted.wait(), REDRAW_WAIT_S)
 
+    async def caught_up(self) -> None:
+        """Wait until the streamed block draws all the text it was given: redraws put off (one per frame,
+        and a long rest's back-off) are done now and painted."""
+        for _ in range(8):  # each turn paints the redraw waiting for the one before
+            if self._redraw is not None:
+                self._redraw_live()
+            painted = self._painted
+            if not self.is_attached or painted is None or (painted.is_set() and self._redraw_asked is None):
+                return
+            await self.redrawn()
+
     def _redraw_live(self) -> None:
         self._redraw = None
         self._show_live(now=True)

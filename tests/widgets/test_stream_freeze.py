@@ -140,6 +140,7 @@ async def test_a_streamed_answer_freezes_to_what_a_resumed_one_draws(monkeypatch
             await view.append_text(text[pos : pos + step])
             pos += step
             assert len(view.children) == 4  # two Statics per block, however much was frozen
+        await view.caught_up()
         await pilot.pause()
         assert view.frozen_pieces > (5 if largest < 1000 else 1)
         while_streaming = _live_lines(view, 1)

@@ -168,6 +168,7 @@ async def test_a_theme_switch_repaints_every_streamed_block() -> None:
         assert view is not None
         await view.append_thinking(ANSWER[:1500])
         await view.append_text(ANSWER[:1500])  # the thinking block is done, the text block streams
+        await view.caught_up()
         await pilot.pause()
         statics = [w for w in view.children if (w.has_class("-pieces") or w.has_class("-live")) and w.display]
         assert len(statics) == 4
