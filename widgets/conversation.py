@@ -32,6 +32,7 @@ from pi_app.agent.events import (
 from pi_app.ai.events import AssistantMessageEvent, ToolCallDeltaEvent, ToolCallEndEvent, ToolCallStartEvent
 from pi_app.ai.text import text_of
 from pi_app.ai.types import ToolCall
+from pi_app.modes import startup_gc
 from pi_app.session.session_events import AutoRetryEndEvent, CompactionEndEvent, SessionEvent
 from pi_app.tools.presenters import ToolResultData
 from widgets.bash_view import BashExecutionView
@@ -45,6 +46,7 @@ from widgets.transcript_search import TranscriptSearch
 __all__ = ["SELECTED", "Conversation", "code_blocks", "copy_source", "role_of", "tool_results_by_id"]
 
 SELECTED = "-pi-selected"
+GC_HOLD_S = 10.0  # full collections wait at most this long into a run, then between two of its answers
 
 
 def _field(msg: Any, name: str, default: Any = None) -> Any:
@@ -140,14 +142,35 @@ class Conversation(ChatLog):
         self.panels: dict[str, ToolPanel] = {}  # this run's tool panels by tool-call id
         self.search_bar = TranscriptSearch(self)
         self._code_index = -1  # the code block of the selected entry that "b" copied last
+        self._holding_gc = False  # full collections held while a run streams answers (see _streaming)
+        self._held_since = 0.0
 
     def on_mount(self) -> None:  # (Textual calls ChatLog's on_mount too)
         if isinstance(self.parent, Widget):
             self.parent.mount(self.search_bar, after=self)  # a row of its own under the transcript
 
     def on_unmount(self) -> None:
+        self._streaming(False)
         if self.search_bar.is_attached:
             self.search_bar.remove()
+
+    def _answer_drawn(self, run_over: bool) -> None:
+        """The finished answer is on screen: a full collection held back meanwhile may run now, unless the
+        run goes on (its next answer, or its tools, will follow: held for up to ``GC_HOLD_S``)."""
+        if self.current is None and (run_over or time.monotonic() - self._held_since >= GC_HOLD_S):
+            self._streaming(False)
+
+    def _streaming(self, streaming: bool) -> None:
+        """A run starts or stops streaming answers: the garbage collector's full collections wait
+        meanwhile (each one stalls the loop for tens of milliseconds while keys wait; they run once it
+        ends)."""
+        if streaming != self._holding_gc:
+            self._holding_gc = streaming
+            if streaming:
+                self._held_since = time.monotonic()
+                startup_gc.hold_full_collections()
+            else:
+                startup_gc.release_full_collections()
 
     # ================================================================== transcript search
     def open_search(self) -> None:
@@ -256,6 +279,7 @@ class Conversation(ChatLog):
     # ================================================================== history
     async def clear(self) -> None:
         await super().clear()
+        self._streaming(False)
         self.current = None
         self.panels.clear()
 
@@ -317,6 +341,7 @@ class Conversation(ChatLog):
                     self.scroll_to_latest()  # a new prompt follows its answer, wherever the view was
                 await self.add_message(event.message)
             case MessageStartEvent() if role_of(event.message) == "assistant":
+                self._streaming(True)
                 self.current = AssistantMessageView(hide_thinking=self.hide_thinking)
                 self.current.markdown_transform = self.custom.markdown
                 await self.add(self.current)
@@ -324,6 +349,7 @@ class Conversation(ChatLog):
                 view, self.current = self.current, None
                 await view.finalize(event.message)
                 _hide_if_silent(view)
+                self.call_after_refresh(self._answer_drawn, False)
             case ToolExecutionStartEvent():
                 args = event.args if isinstance(event.args, dict) else None
                 panel = self.panels.get(event.tool_call_id) or await self._add_panel(
@@ -346,6 +372,8 @@ class Conversation(ChatLog):
                     await self.current.finalize()
                 self.current = None
                 self.panels.clear()
+                if self._holding_gc:
+                    self.call_after_refresh(self._answer_drawn, True)
             case CompactionEndEvent():
                 await self._compaction_end(event)
             case AutoRetryEndEvent() if not event.success:
@@ -356,11 +384,23 @@ class Conversation(ChatLog):
 
     async def append_text(self, text: str) -> None:
         if self.current is not None:
+            await self._after_pending_frame()
             await self.current.append_text(text)
 
     async def append_thinking(self, text: str) -> None:
         if self.current is not None:
+            await self._after_pending_frame()
             await self.current.append_thinking(text)
+
+    async def _after_pending_frame(self) -> None:
+        """Wait until the answer's previous update, and whatever else is waiting to be painted (a typed
+        key's echo), is on screen, so a streamed update never joins them: the answer grows by at most one
+        update per frame (the event pump, the caller, merges what arrives meanwhile) and a key's frame
+        is not made to carry one. Immediate when nothing is pending."""
+        view = self.current
+        if self.is_attached and view is not None and view.is_attached:
+            await view.redrawn()
+            await self.wait_for_refresh()  # (from the event pump's task: never this widget's own)
 
     async def update_tool_call(self, ae: AssistantMessageEvent) -> None:
         """A tool call streaming in the assistant message: its panel shows the arguments as they arrive."""

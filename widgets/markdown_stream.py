@@ -1,22 +1,11 @@
-"""Streaming Markdown into a live ``Markdown`` widget, with a stop that may drop what is not parsed yet.
-
-Textual's public ``MarkdownStream`` (``textual.widgets.markdown``) always parses its pending fragments when it
-stops; a live block that is about to be replaced by its frozen form only loses time doing that. This is the
-same coalescing writer over the public ``Markdown.append``, plus ``stop(discard=True)``.
-
-:func:`block_split_point` finds where a streamed answer can be frozen in pieces that draw what the whole
-answer draws.
-"""
+"""Where a streamed answer can be cut into pieces that Rich draws as it draws the whole answer
+(:func:`block_split_point`), and the Markdown parser Rich's renderer uses, built once (:func:`rich_parser`)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
-
-from textual.widgets import Markdown
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -30,10 +19,12 @@ _LEAF_BLOCKS = frozenset({"paragraph_open", "heading_open", "fence", "code_block
 
 
 @lru_cache(maxsize=1)
-def _rich_parser() -> MarkdownIt:
+def rich_parser() -> MarkdownIt:
+    """The parser ``rich.markdown.Markdown`` builds for every text it is given (~1 ms each), built once.
+    Parsing keeps no state in it, so threads share it."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt().enable("strikethrough").enable("table")  # the parser rich.markdown uses
+    return MarkdownIt().enable("strikethrough").enable("table")
 
 
 def has_references(text: str) -> bool:
@@ -86,46 +77,6 @@ def _block_starts(text: str) -> list[tuple[int, str]]:
     """(first line, type) of each top-level block of ``text`` as Rich's parser reads it."""
     return [
         (token.map[0], token.type)
-        for token in _rich_parser().parse(text)
+        for token in rich_parser().parse(text)
         if token.level == 0 and token.nesting >= 0 and token.map is not None
     ]
-
-
-class LiveMarkdownStream:
-    def __init__(self, markdown: Markdown) -> None:
-        self.markdown = markdown
-        self._pending: list[str] = []
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = asyncio.create_task(self._run())
-
-    async def write(self, fragment: str) -> None:
-        """Queue a fragment; fragments that arrive while a parse runs are appended together."""
-        if self._task is None:
-            raise RuntimeError("Can't write to the stream after it has stopped.")
-        if fragment:
-            self._pending.append(fragment)
-            self._wake.set()
-            await asyncio.sleep(0)  # let the writer task pick it up
-
-    async def stop(self, discard: bool = False) -> None:
-        """End the writer task; what is still queued is appended, or dropped with ``discard``."""
-        task, self._task = self._task, None
-        if task is None:
-            return
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        current = asyncio.current_task()
-        if current is not None and current.cancelling():
-            raise asyncio.CancelledError  # only a cancellation of the caller itself propagates
-        rest, self._pending = "".join(self._pending), []
-        if rest and not discard:
-            await self.markdown.append(rest)
-
-    async def _run(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            text, self._pending = "".join(self._pending), []
-            if text:
-                await asyncio.shield(self.markdown.append(text))

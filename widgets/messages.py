@@ -1,15 +1,20 @@
 """User and assistant message views.
 
-Only the block being written of the message being streamed is a live Textual ``Markdown`` (fed through
-:class:`widgets.markdown_stream.LiveMarkdownStream`); its finished top-level blocks are rendered once with Rich,
-in a worker thread, and shown as cached segments. :meth:`AssistantMessageView.finalize` freezes the message
-into a single ``Static`` holding one pre-rendered Rich renderable, made of those segments when they draw what
-rendering the whole message would (so nothing is rendered twice), and long sessions stay cheap.
+A streamed block (text or thinking) is two ``Static`` s: one draws its finished top-level blocks, rendered
+once with Rich (in a worker thread) as cached pieces joined (:class:`~widgets.rendering.JoinedMarkdown`); the
+other the rest after them (the block still being written), rendered again as it grows. An update replaces
+the rest's content (the pieces' widget keeps its size, so its drawn lines stay cached): no widgets mounted or
+removed per delta, no batch of them holding frames back. What streams is drawn as the finished message
+draws it. :meth:`AssistantMessageView.finalize` freezes the message into a single ``Static`` holding one
+pre-rendered Rich renderable, made of those pieces when they draw what rendering the whole message would (so
+nothing is rendered twice), and long sessions stay cheap.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -17,16 +22,16 @@ from typing import Any, Literal
 from rich.console import ConsoleOptions
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from pi_app.ai.text import text_of
 from pi_app.ai.types import AssistantMessage, UserMessage
-from widgets.markdown_stream import LiveMarkdownStream, block_split_point, has_references, starts_with_leaf
+from widgets.markdown_stream import block_split_point, has_references, starts_with_leaf
 from widgets.rendering import (
     CachedRender,
     JoinedMarkdown,
-    PiMarkdown,
     SelectableLines,
     SelectableStatic,
     Stacked,
@@ -41,6 +46,8 @@ BlockKind = Literal["text", "thinking"]
 SEGMENT_CHARS = 2_000  # a live block longer than this freezes its finished part, however short
 FREEZE_CHARS = 300  # finished blocks at least this long leave the live block at once
 PRERENDER_CHARS = 2_000  # a frozen message at least this long is rendered off the event loop
+TAIL_BACKOFF = 4  # the live rest is redrawn at most once per this many times its last render took
+REDRAW_WAIT_S = 0.5  # the longest the event pump waits for a redraw to be painted (see redrawn)
 
 
 @dataclass
@@ -50,6 +57,7 @@ class _Streamed:
 
     kind: BlockKind
     pieces: list[tuple[str, ThemedMarkdown, bool]] = field(default_factory=list)
+    tail: ThemedMarkdown | None = None  # the rest after the pieces, as last drawn
 
 
 def markdown_split_point(text: str) -> int:
@@ -131,24 +139,12 @@ class AssistantMessageView(Vertical):
         padding: 0 1;
         margin: 1 0 0 0;
     }
-    AssistantMessageView > Markdown {
-        padding: 0;
-        margin: 0;
-        background: transparent;
-    }
-    AssistantMessageView > Markdown.-thinking {
-        color: $pi-thinking-text;
-        text-style: italic;
-    }
     AssistantMessageView > Static.-thinking-label {
         color: $pi-thinking-text;
         text-style: italic;
     }
-    AssistantMessageView > MarkdownBlock { margin: 0; }
-    /* A blank line before a segment where the finished message has one (Rich draws its own before a
-       list, quote or table), and before the live block that follows the segments. */
-    AssistantMessageView > Static.-segment.-gap { margin: 1 0 0 0; }
-    AssistantMessageView > Markdown.-after-segment { margin: 1 0 0 0; }
+    /* The blank line the finished message draws between its blocks. */
+    AssistantMessageView > Static.-after-block { margin: 1 0 0 0; }
     """
 
     def __init__(self, hide_thinking: bool = False, **kwargs: Any) -> None:
@@ -159,12 +155,19 @@ class AssistantMessageView(Vertical):
         self.stop_reason: str | None = None
         self.error_message: str | None = None
         self.has_tool_calls = False
-        self._live: Markdown | Static | None = None
-        self._stream: LiveMarkdownStream | None = None
+        self._live: Static | None = None  # the rest of the block being streamed (or a hidden one's label)
+        self._pieces: Static | None = None  # the finished pieces of the block being streamed
+        self._pieces_drawn = 0  # how many of them it draws
+        self._streaming = False  # the live block draws its text (not a hidden thinking block)
         self._frozen: Static | None = None
-        self._live_text = ""  # what the live Markdown holds (the block's text after the last split)
-        self._streamed: dict[int, _Streamed] = {}  # block index -> the frozen segments it was streamed as
+        self._live_text = ""  # the block's text after its last frozen piece
+        self._streamed: dict[int, _Streamed] = {}  # block index -> the frozen pieces it was streamed as
         self._next_look = 0  # the live text's length at which to look for finished blocks again
+        self._drawn_at = 0.0  # when the live block's content was last replaced
+        self._redraw: Timer | None = None  # a deferred redraw of the live block (see _show_live)
+        self._after_block = False  # the block being streamed follows another (a blank line between)
+        self._painted: asyncio.Event | None = None  # set once the last redraw is on screen
+        self._redraw_asked: bool | None = None  # a redraw asked for before it was (now: True)
         # (markdown, "assistant" | "assistant-thinking", streaming) -> what to draw: extensions' display-only
         # hook, applied to the finished form (the stored message and what copying takes are unchanged)
         self.markdown_transform: Callable[[str, str, bool], str] | None = None
@@ -188,7 +191,7 @@ class AssistantMessageView(Vertical):
             await self._start_block(kind)
             self.blocks.append((kind, ""))
         self.blocks[-1] = (kind, self.blocks[-1][1] + delta)
-        if self._stream is None:
+        if not self._streaming:
             return
         text = self._live_text + delta
         likely = self._should_freeze(text, markdown_split_point(text)) or len(text) >= SEGMENT_CHARS
@@ -197,18 +200,26 @@ class AssistantMessageView(Vertical):
             # rendering, are worked out in a thread while the live block keeps showing the text: the
             # interpreter hands the loop its turn every few milliseconds, where doing it on the loop (whole,
             # or in pieces between awaits) held keys and frames at every step of their way.
-            first = len(self.blocks) - 1 not in self._streamed
+            self._cancel_redraw()  # drawn below either way, once the thread is done
+            streamed = self._streamed.get(len(self.blocks) - 1)
+            first = streamed is None or not streamed.pieces
             width = self._segment_width()
             options = self.app.console_options.update_width(width).update(highlight=False) if width else None
             frozen = await asyncio.to_thread(self._finished_part, kind, text, first, options)
             if self.finalized or not self.is_attached:
                 return  # (deltas come one at a time, from the event pump: nothing else moved)
             if frozen is not None:
-                await self._freeze(kind, text, *frozen)
+                self._freeze(kind, text, *frozen)
                 return
             self._next_look = len(text) + SEGMENT_CHARS // 4  # one long open block (a big code fence)
-        await self._stream.write(delta)
         self._live_text = text
+        self._show_live()
+
+    @property
+    def frozen_pieces(self) -> int:
+        """How many finished pieces of the streamed blocks are rendered and cached (drawn as they are by the
+        live block and by the finished message)."""
+        return sum(len(streamed.pieces) for streamed in self._streamed.values())
 
     @staticmethod
     def _should_freeze(text: str, cut: int) -> bool:
@@ -237,64 +248,134 @@ class AssistantMessageView(Vertical):
             prerender_detached(renderable, options)
         return lead + cut, leaf, renderable
 
-    async def _freeze(
-        self, kind: BlockKind, text: str, cut: int, leaf: bool, renderable: ThemedMarkdown
-    ) -> None:
-        """Draw the finished top-level blocks of the live text (``text[:cut]``, as ``renderable``; ``leaf``:
-        whether the first is a leaf) as one cached Static and stream the rest into a fresh Markdown.
-        Finished blocks never go through the live Markdown again: it builds a widget per block and lays
-        them all out every frame, many times the cost of rendering the same text once with Rich, so it only
-        ever holds the block still being written."""
+    def _freeze(self, kind: BlockKind, text: str, cut: int, leaf: bool, renderable: ThemedMarkdown) -> None:
+        """Move the finished top-level blocks of the live text (``text[:cut]``, rendered as ``renderable``;
+        ``leaf``: whether the first is a leaf) into the block's cached pieces; only the rest is rendered
+        again as it grows."""
         streamed = self._streamed.setdefault(len(self.blocks) - 1, _Streamed(kind))
-        head, rest = text[:cut], text[cut:]
-        thinking = kind == "thinking"
-        await self._stop_stream(discard=True)
         gap = leaf and bool(streamed.pieces)
-        streamed.pieces.append((head, renderable, gap))
-        segment = SelectableStatic(
-            renderable, classes="-segment -gap" if gap else "-segment", source=renderable.markup
-        )
-        live = PiMarkdown("", classes="-thinking -after-segment" if thinking else "-after-segment")
-        old = self._live
-        with self.app.batch_update():  # one frame for the swap, as Markdown.append does for its blocks
-            if old is not None:
-                await self.mount_all([segment, live], before=old)
-                await old.remove()
-            else:
-                await self.mount_all([segment, live])
-        self._live = live
-        self._stream = LiveMarkdownStream(live)
-        self._live_text = rest
+        streamed.pieces.append((text[:cut], renderable, gap))
+        self._live_text = text[cut:]
         self._next_look = 0
+        self._show_live(now=True)
+
+    def _show_live(self, now: bool = False) -> None:
+        """Draw the streamed block as the finished message will: its pieces (redrawn only when one was
+        added) and its rest. The rest is rendered again on every redraw, so a long one (a big open code
+        fence) is redrawn less often: at most once per ``TAIL_BACKOFF`` times its last render took, the
+        latest text then."""
+        live, holder = self._live, self._pieces
+        if live is None or holder is None or not self._streaming:
+            return
+        if self._painted is not None and not self._painted.is_set():
+            # At most one redraw per frame: this one follows once the last is on screen.
+            self._redraw_asked = now or bool(self._redraw_asked)
+            return
+        index = len(self.blocks) - 1
+        streamed = self._streamed.setdefault(index, _Streamed(self.blocks[index][0]))
+        if not now and streamed.tail is not None:
+            wait = self._drawn_at + TAIL_BACKOFF * streamed.tail.render_seconds - time.monotonic()
+            if wait > 0:
+                if self._redraw is None:
+                    self._redraw = self.set_timer(wait, self._redraw_live)
+                return
+        self._cancel_redraw()
+        pieces = streamed.pieces
+        variables = _variables_of(self)
+        if len(pieces) != self._pieces_drawn:
+            self._pieces_drawn = len(pieces)
+            holder.update(JoinedMarkdown([r for _, r, _ in pieces], [g for _, _, g in pieces], variables))
+            holder.display = True
+        rest = self._live_text.rstrip() if pieces else self._live_text.strip()
+        streamed.tail = None
         if rest:
-            await self._stream.write(rest)  # streamed from empty: a Markdown given text up front and
-            # appended to afterwards can lose an open fence's context
+            thinking = streamed.kind == "thinking"
+            streamed.tail = ThemedMarkdown(
+                rest, variables, style="pi-thinking-text" if thinking else "", italic=thinking
+            )
+            live.update(streamed.tail)
+        live.display = bool(rest)
+        # The blank line before the block (after another) goes on whichever of the two is drawn first;
+        # between them, the one the finished message draws there (see JoinedMarkdown).
+        before = 1 if self._after_block else 0
+        holder.styles.margin = (before, 0, 0, 0)
+        gap = 1 if pieces and rest and starts_with_leaf(rest) else 0
+        live.styles.margin = (gap if pieces else before, 0, 0, 0)
+        self._drawn_at = time.monotonic()
+        self._painted = asyncio.Event()
+        if not live.call_after_refresh(self._on_painted):
+            self._painted.set()
+
+    def _on_painted(self) -> None:
+        if self._painted is not None:
+            self._painted.set()
+        asked, self._redraw_asked = self._redraw_asked, None
+        if asked is not None:
+            self._show_live(now=asked)
+
+    async def redrawn(self) -> None:
+        """Wait until the last redraw of the streamed block is on screen (at most ``REDRAW_WAIT_S``: a
+        block removed meanwhile is never painted)."""
+        painted = self._painted
+        if painted is not None and not painted.is_set() and self.is_attached:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(painted.wait(), REDRAW_WAIT_S)
+
+    async def caught_up(self) -> None:
+        """Wait until the streamed block draws all the text it was given: redraws put off (one per frame,
+        and a long rest's back-off) are done now and painted."""
+        for _ in range(8):  # each turn paints the redraw waiting for the one before
+            if self._redraw is not None:
+                self._redraw_live()
+            painted = self._painted
+            if not self.is_attached or painted is None or (painted.is_set() and self._redraw_asked is None):
+                return
+            await self.redrawn()
+
+    def _redraw_live(self) -> None:
+        self._redraw = None
+        self._show_live(now=True)
+
+    def _cancel_redraw(self) -> None:
+        self._redraw_asked = None
+        if self._redraw is not None:
+            self._redraw.stop()
+            self._redraw = None
 
     async def _start_block(self, kind: BlockKind) -> None:
-        await self._stop_stream()
+        self._end_live()
         self._live_text = ""
         self._next_look = 0
+        after = "-after-block" if self.children else ""
         if kind == "thinking" and self.hide_thinking:
             # Never stream into a block the user cannot see.
-            self._live = Static("Thinking...", classes="-thinking-label")
+            self._live, self._pieces = Static("Thinking...", classes=f"-thinking-label {after}"), None
             await self.mount(self._live)
             return
-        live = PiMarkdown("", classes="-thinking" if kind == "thinking" else "")
-        self._live = live
-        await self.mount(live)
-        self._stream = LiveMarkdownStream(live)
+        index = len(self.blocks)  # the block about to start
+        streamed = self._streamed.setdefault(index, _Streamed(kind))
+        holder = SelectableStatic(
+            "", classes="-pieces", source=lambda: "".join(h for h, _, _ in streamed.pieces).strip()
+        )
+        holder.display = False
+        live = SelectableStatic(
+            "", classes="-live", source=lambda: streamed.tail.markup if streamed.tail else ""
+        )
+        live.display = False
+        self._pieces, self._live, self._pieces_drawn = holder, live, 0
+        self._after_block = bool(after)
+        self._streaming = True
+        await self.mount_all([holder, live])
 
-    async def _stop_stream(self, discard: bool = False) -> None:
-        """Stop the live stream; ``discard`` drops text it has not parsed yet (for a live widget about to
-        be replaced, where parsing it would only delay the replacement)."""
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop(discard=discard)
+    def _end_live(self) -> None:
+        """The live block is done: it draws no more updates (its widget stays until finalize)."""
+        self._cancel_redraw()
+        self._streaming = False
 
     # ------------------------------------------------------------------ finishing
     async def finalize(self, message: AssistantMessage | None = None) -> None:
         """End streaming and replace the live widgets with one frozen Static."""
-        await self._stop_stream(discard=True)
+        self._end_live()
         if message is not None:
             self._take_message(message)
         self.finalized = True
@@ -370,7 +451,8 @@ class AssistantMessageView(Vertical):
 
     def _rerender_frozen(self) -> None:
         """Repaint the frozen renderable after a theme switch: it looks colours up when drawn and
-        re-renders only if they changed; live blocks restyle themselves."""
+        re-renders only if they changed (the streamed blocks' Statics are repainted by Textual's own
+        refresh on a theme change: their renderables re-render then, see the test)."""
         if self._frozen is not None:
             self._frozen.update(self._frozen.content, layout=False)
 
@@ -434,9 +516,12 @@ class AssistantMessageView(Vertical):
             if text.startswith(source) and not has_references(text):
                 parts: list[CachedRender] = [renderable for _, renderable, _ in streamed.pieces]
                 gaps = [gap for _, _, gap in streamed.pieces]
-                rest = text[len(source) :].rstrip()
+                rest = text[len(source) :].rstrip() if streamed.pieces else text.strip()
                 if rest:
-                    parts.append(ThemedMarkdown(rest, variables, style=style, italic=italic))
+                    tail = streamed.tail  # the rest as streamed: already rendered when nothing came after
+                    if tail is None or tail.markup != rest:
+                        tail = ThemedMarkdown(rest, variables, style=style, italic=italic)
+                    parts.append(tail)
                     gaps.append(starts_with_leaf(rest))
                 return JoinedMarkdown(parts, gaps, variables)
         shown = self._shown(text.strip(), "assistant-thinking" if thinking else "assistant")

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, Group, JustifyMethod, RenderResult
 from rich.markdown import CodeBlock
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
@@ -27,10 +28,10 @@ from textual.theme import Theme
 from textual.timer import Timer
 from textual.visual import RenderOptions, RichVisual
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
-from textual.widgets._markdown import MarkdownBlock, MarkdownFence
+from textual.widgets import Static
 
-from themes.textual_adapter import PiHighlightTheme, rich_color, variables_syntax_theme
+from themes.textual_adapter import rich_color, variables_syntax_theme
+from widgets.markdown_stream import rich_parser
 
 # Rich markdown style names -> pi tokens (as Textual variable names).
 _MD_STYLES = {
@@ -100,6 +101,7 @@ class CachedRender:
         self._get_variables = get_variables
         self._cache_version = -1
         self._cache: dict[int, list[list[Segment]]] = {}
+        self.render_seconds = 0.0  # how long the last render took (wall clock)
 
     def build(self, variables: Mapping[str, str]) -> Any:
         raise NotImplementedError
@@ -126,7 +128,9 @@ class CachedRender:
         width = options.max_width
         lines = self._cache.get(width)
         if lines is None:
+            started = time.perf_counter()
             lines = self._render(console, options, variables)
+            self.render_seconds = time.perf_counter() - started
             if len(self._cache) >= 4:  # a few widths (resizes); never unbounded
                 self._cache.clear()
             self._cache[width] = lines
@@ -159,6 +163,9 @@ class CachedRender:
             yield from line
 
 
+_STRIPS_BY_LINE = 1_000  # strips kept by line for the next content: a few screens' worth
+
+
 class CachedVisual(RichVisual):
     """How a widget draws a :class:`CachedRender`: its height is the number of cached lines, and its lines
     are built straight from them, one at a time as they are painted (:meth:`line`; ``RichVisual`` renders
@@ -173,6 +180,15 @@ class CachedVisual(RichVisual):
         self._lines: list[list[Segment]] | None = None
         self._link_style: Style | None = None
         self._built: dict[int, Strip] = {}
+        # Strips by the rendered line they were built from (its id, with the line kept alive): a new
+        # content made of the same cached lines (a streamed block that grew) builds only its new lines.
+        self._by_line: dict[int, tuple[list[Segment], Strip]] = {}
+
+    def inherit(self, previous: CachedVisual) -> None:
+        """Reuse the strips ``previous`` built for lines this content draws too (same width and style)."""
+        self._key = previous._key
+        self._link_style = previous._link_style
+        self._by_line = previous._by_line
 
     def _lines_at(self, width: int) -> list[list[Segment]]:
         lines = self.cached.cached_lines(width)
@@ -191,13 +207,24 @@ class CachedVisual(RichVisual):
         key = (width, style.rich_style)  # the link style follows the widget's styles, as this does
         if key != self._key or lines is not self._lines:
             widget = self._widget
+            if key != self._key:
+                self._by_line = {}
             self._link_style = widget.link_style if widget.auto_links else None
             self._key, self._lines, self._built = key, lines, {}
         strip = self._built.get(y)
         if strip is None:
             if not 0 <= y < len(lines):
                 return None
-            strip = self._built[y] = _strip(lines[y], width, style.rich_style, self._link_style)
+            line = lines[y]
+            known = self._by_line.get(id(line))
+            if known is not None and known[0] is line:
+                strip = known[1]
+            else:
+                strip = _strip(line, width, style.rich_style, self._link_style)
+                if len(self._by_line) >= _STRIPS_BY_LINE:
+                    self._by_line = {}
+                self._by_line[id(line)] = (line, strip)
+            self._built[y] = strip
         return strip
 
     def render_strips(
@@ -240,12 +267,11 @@ def prerender_detached(renderable: CachedRender, options: ConsoleOptions) -> Non
 
 def warm_markdown() -> None:
     """Pay the first-use costs of drawing an answer ahead of it, in the caller's (worker) thread: Rich's
-    Markdown parser, Pygments' Python lexer for a finished code block and a live fence. Otherwise the first
-    answer pays them on the event loop (~60–170 ms) while it streams."""
+    Markdown parser and Pygments' Python lexer for a code block. Otherwise the first answer pays them on the
+    event loop (~60–170 ms) while it streams."""
     sample = "# warm\n\nSome *text*, `code` and a list:\n\n- one\n\n```python\ndef f(x):\n    return x\n```\n"
     console = Console(file=io.StringIO(), force_terminal=True, color_system="truecolor", highlight=False)
     console.print(FastCodeMarkdown(sample))
-    _highlight("def f(x):\n    return x\n", "python")
 
 
 @lru_cache(maxsize=64)
@@ -270,9 +296,30 @@ class _CodeBlock(CodeBlock):
 
 
 class FastCodeMarkdown(RichMarkdown):
-    """``rich.markdown.Markdown`` drawing code blocks with a cached lexer (the same output)."""
+    """``rich.markdown.Markdown`` drawing code blocks with a cached lexer, parsed by one shared parser (Rich
+    builds a new one for every text: ~1 ms, as long as parsing a short paragraph). The same output."""
 
     elements = {**RichMarkdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock}
+
+    def __init__(
+        self,
+        markup: str,
+        code_theme: Any = "monokai",
+        justify: JustifyMethod | None = None,
+        style: str | Style = "none",
+        hyperlinks: bool = True,
+        inline_code_lexer: str | None = None,
+        inline_code_theme: str | None = None,
+    ) -> None:
+        # What rich.markdown.Markdown.__init__ sets (tests compare the two), minus building a parser.
+        self.markup = markup
+        self.parsed = rich_parser().parse(markup)
+        self.code_theme = code_theme
+        self.justify = justify
+        self.style = style
+        self.hyperlinks = hyperlinks
+        self.inline_code_lexer = inline_code_lexer
+        self.inline_code_theme = inline_code_theme or code_theme
 
 
 class ThemedMarkdown(CachedRender):
@@ -439,7 +486,10 @@ class SelectableLines:
             return super().render()  # type: ignore[misc]
         visual = self._cached_visual
         if visual is None or visual.cached is not content:
-            visual = self._cached_visual = CachedVisual(self, content)  # type: ignore[arg-type]
+            previous, visual = visual, CachedVisual(self, content)  # type: ignore[arg-type]
+            if previous is not None:
+                visual.inherit(previous)
+            self._cached_visual = visual
         return visual
 
     def _rich_content(self) -> bool:
@@ -491,37 +541,6 @@ class SelectableStatic(SelectableLines, Static):
     def selection_source(self) -> str | None:
         source = self._source
         return source() if callable(source) else source
-
-
-class PiMarkdownFence(MarkdownFence):
-    """A live Markdown code fence highlighted with the `$pi-syntax-*` variables (Textual's default
-    uses its own palette). Textual re-highlights fences on every theme change."""
-
-    @classmethod
-    def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
-        return _highlight(code, language)
-
-
-@lru_cache(maxsize=512)
-def _highlight(code: str, language: str) -> Content:
-    """Highlighted code, memoised: a streaming fence is re-highlighted on every append and on every theme
-    switch, and the result holds only `$pi-syntax-*` references, so it is the same for every theme."""
-    from textual.highlight import highlight
-
-    # A fence without a language is plain text: Textual would guess one from the content, and the first
-    # guess imports every Pygments lexer (about half a second, on the event loop) and each later one tries
-    # them all.
-    return highlight(code, language=language or "text", theme=PiHighlightTheme)
-
-
-class PiMarkdown(Markdown):
-    """Textual ``Markdown`` whose code fences use the active pi theme's syntax colours."""
-
-    BLOCKS: dict[str, type[MarkdownBlock]] = {
-        **Markdown.BLOCKS,
-        "fence": PiMarkdownFence,
-        "code_block": PiMarkdownFence,
-    }
 
 
 def group(*parts: Any) -> Group:

@@ -51,6 +51,40 @@ def settle() -> None:
         gc.freeze()
 
 
+_held = 0
+_saved_full_threshold = 0
+_NEVER = 2**31 - 1
+
+
+def hold_full_collections() -> None:
+    """An answer is streaming: no automatic full (generation 2) collection until
+    :func:`release_full_collections`. A full collection walks every object the app keeps that is not frozen
+    (its widgets, their render caches: 20-100 ms on the event loop, all at once, while keys wait for
+    their frames); the young generations are still collected as usual, so short-lived cycles still go.
+    Nests; each hold needs its release."""
+    global _held, _saved_full_threshold
+    _held += 1
+    if _held == 1:
+        young, middle, _saved_full_threshold = gc.get_threshold()
+        gc.set_threshold(young, middle, _NEVER)
+
+
+def release_full_collections() -> None:
+    """End a :func:`hold_full_collections`; the full collection it held back runs at the next automatic
+    collection, once nothing streams (no-op without a hold)."""
+    global _held
+    if _held == 0:
+        return
+    _held -= 1
+    if _held == 0:
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, _saved_full_threshold)
+
+
+def full_collections_held() -> bool:
+    return _held > 0
+
+
 def is_paused() -> bool:
     return _paused
 

@@ -26,13 +26,14 @@ async def test_stream_2000_words_then_finalize():
             chunks.append(chunk)
             await view.append_text(chunk)
         await pilot.pause()
-        assert len(view.query(Markdown)) == 2  # one live thinking block, one live text block
+        assert len(view.query(".-live")) == 2  # one live thinking block, one live text block
+        assert len(view.children) == 4  # pieces and rest of each block, however many pieces were frozen
         final = AssistantMessage(
             content=[ThinkingContent(thinking="Let me *think* about it."), TextContent(text="".join(chunks))]
         )
         await view.finalize(final)
         await pilot.pause()
-        assert not view.query(Markdown)
+        assert not view.query(Markdown) and not view.query(".-live")
         frozen = view.query(Static)
         assert len(frozen) == 1
         assert view.text == "".join(chunks)

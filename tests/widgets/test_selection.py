@@ -211,8 +211,10 @@ async def test_frozen_segments_of_a_streaming_answer_are_selectable() -> None:
         await log.add(view)
         for i in range(40):
             await view.append_text(f"Paragraph {i} says something fairly long to fill the segment up.\n\n")
+        await view.caught_up()
         await pilot.pause()
-        segment = view.query_one(".-segment")
+        assert view.frozen_pieces
+        segment = view.query_one(".-pieces")  # the finished pieces, one widget
         assert isinstance(segment, SelectableLines)
         log.scroll_to_widget(segment, animate=False, top=True)
         await pilot.pause()

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from textual.widgets import Markdown
 
 import themes
 from pi_app.ai.types import AssistantMessage, TextContent, ThinkingContent
@@ -105,17 +104,14 @@ async def _drawn(app: PiTestApp, view: AssistantMessageView) -> list[str]:
     return [frozen.render_line(y).text for y in range(frozen.size.height)]
 
 
-def _segment_lines(view: AssistantMessageView) -> list[str]:
-    """The lines the text block's frozen segments draw, with the blank lines their margins make."""
+def _live_lines(view: AssistantMessageView, index: int) -> list[str]:
+    """The lines block ``index`` draws while streaming: its finished pieces, then its rest, with the blank
+    line its margin makes between them."""
     lines: list[str] = []
-    text_block = False
-    for child in view.children:
-        if isinstance(child, Markdown):
-            text_block = True  # the thinking block's live Markdown: the text block's segments follow
-            continue
-        if text_block and child.has_class("-segment"):
-            lines += [""] * child.styles.margin.top
-            lines += [child.render_line(y).text for y in range(child.size.height)]
+    for widget in (list(view.query(".-pieces"))[index], list(view.query(".-live"))[index]):
+        if widget.display:
+            lines += [""] * widget.styles.margin.top if lines else []
+            lines += [widget.render_line(y).text for y in range(widget.size.height)]
     return lines
 
 
@@ -143,10 +139,11 @@ async def test_a_streamed_answer_freezes_to_what_a_resumed_one_draws(monkeypatch
             step = chunks.randint(1, largest)
             await view.append_text(text[pos : pos + step])
             pos += step
-            assert len(view.query(Markdown)) == 2  # one live Markdown per block
+            assert len(view.children) == 4  # two Statics per block, however much was frozen
+        await view.caught_up()
         await pilot.pause()
-        assert len(view.query(".-segment")) > (5 if largest < 1000 else 1)
-        while_streaming = _segment_lines(view)
+        assert view.frozen_pieces > (5 if largest < 1000 else 1)
+        while_streaming = _live_lines(view, 1)
         streamed = sum(renders)
         assert streamed < 2 * (len(text) + len(thinking))  # each finished piece rendered about once
         message = AssistantMessage(content=[ThinkingContent(thinking=thinking), TextContent(text=text)])
@@ -158,9 +155,9 @@ async def test_a_streamed_answer_freezes_to_what_a_resumed_one_draws(monkeypatch
         assert isinstance(drawn, Stacked)
         assert [type(part) for part in drawn.parts] == [JoinedMarkdown, JoinedMarkdown]
         streamed_lines = await _drawn(app, view)
-        # the segments showed, blank lines between them included, what the finished message shows
+        # the live block showed, blank lines between pieces included, what the finished message shows
         start = streamed_lines.index(while_streaming[0])  # the text block, after the thinking block
-        assert while_streaming == streamed_lines[start : start + len(while_streaming)]
+        assert while_streaming == streamed_lines[start:]
 
         resumed = AssistantMessageView.from_message(message)
         await log.add(resumed)
@@ -208,7 +205,7 @@ async def test_blocks_without_blank_lines_between_them_still_freeze(monkeypatch)
                 await view.append_text(source[pos : pos + step])
                 largest = max(largest, len(view._live_text)) if source is text else largest
             if source is text:
-                assert view.query(".-segment")
+                assert view.frozen_pieces
                 assert largest < messages.SEGMENT_CHARS + 100  # the live block stays small
             else:
                 assert len(looks) < len(fence) // (messages.SEGMENT_CHARS // 4) + 2  # no parse per delta
@@ -231,7 +228,7 @@ async def test_only_a_long_answer_reserves_the_scrollbar_column() -> None:
             await view.append_text(
                 f"Paragraph {i} with enough words in it to fill most of a line of text.\n\n" * 2
             )
-        assert view.query(".-segment")
+        assert view.frozen_pieces
         assert log.styles.scrollbar_gutter == "auto"  # a short answer draws as wide as before
         await view.append_text("More words in another paragraph of the long answer.\n\n" * 40)
         assert log.styles.scrollbar_gutter == "stable"

@@ -3,12 +3,12 @@ parser and Pygments' lexer set-up on the event loop (issue 15, streaming key →
 
 from __future__ import annotations
 
-from widgets.rendering import _highlight, _lexer, warm_markdown
+from widgets.rendering import _lexer, rich_parser, warm_markdown
 
 
-def test_warm_markdown_sets_up_the_code_block_and_live_fence_paths() -> None:
+def test_warm_markdown_sets_up_the_parser_and_code_block_paths() -> None:
     _lexer.cache_clear()
-    _highlight.cache_clear()
+    rich_parser.cache_clear()
     warm_markdown()
-    assert _lexer.cache_info().currsize == 1  # the finished block's Python lexer
-    assert _highlight.cache_info().currsize == 1  # the live fence
+    assert _lexer.cache_info().currsize == 1  # the code block's Python lexer
+    assert rich_parser.cache_info().currsize == 1  # the Markdown parser, built once
