@@ -19,6 +19,8 @@ from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Static
 
+from .textual_caches import release_closed_widgets
+
 
 @runtime_checkable
 class Expandable(Protocol):
@@ -213,6 +215,7 @@ class ChatLog(VerticalScroll, can_focus=True):
     async def clear(self) -> None:
         self._deferred = []
         await self.remove_children(self.items)
+        release_closed_widgets()  # or Textual keeps the removed messages' drawn lines (see the module)
         self.styles.scrollbar_gutter = "auto"
         self.new_count = 0
         self.has_earlier = False
@@ -224,6 +227,7 @@ class ChatLog(VerticalScroll, can_focus=True):
         if excess > 0:
             # Oldest first; they can come back through prepend_history.
             await self.remove_children(self.items[:excess])
+            release_closed_widgets()
             self.has_earlier = True
 
     # ------------------------------------------------------------------ global toggles
