@@ -359,8 +359,9 @@ def shared_dir():
 
 def as_nobody(coro_factory, timeout: float = 20) -> str:
     """Run a coroutine in a forked child that dropped root for ``nobody``; its outcome as text."""
-    # the child cannot read root's interpreter directory: load lazily imported codecs now
+    # the child cannot read root's interpreter directory: load lazily imported codecs and modules now
     "x".encode("utf-16-le")
+    import concurrent.futures.thread  # noqa: F401  (asyncio's default executor: the edit tool's thread)
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: no pytest machinery from here on
