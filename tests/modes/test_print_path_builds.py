@@ -1,0 +1,45 @@
+"""What a fresh ``pi --no-session -p hi`` over openai-completions loads and builds (issue 15: the print
+path's CPU is mostly imports and pydantic schema building, so what it needs not is kept off it).
+
+One fresh interpreter runs the command's entry point against the loopback server, then reports which
+lazily built schemas exist.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.loopback.openai_wire import chat_text_stream
+from tests.modes.harness import make_env
+
+SCRIPT = """
+import sys
+from pi_app.cli import main
+
+code = main(["--no-session", "-p", "hi", "--model", "loop/loop-model"])
+import openai._models
+import pi_app.ai.types as types
+print("exit", code)
+# the SDK builds (and caches) a pydantic TypeAdapter per field type while it types a chunk
+print("sdk type adapters", openai._models._CachedTypeAdapter.cache_info().currsize)
+print("message adapter built", types._message_adapter is not None)
+"""
+
+
+def test_a_fresh_print_run_types_no_sdk_chunk_and_builds_no_message_adapter(tmp_path, loopback):
+    env = make_env(tmp_path)
+    env.write_models(loopback.url)
+    loopback.add(chat_text_stream("hello"))
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=env.project,
+        env=env.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "hello"
+    assert lines[1:] == ["exit 0", "sdk type adapters 0", "message adapter built False"]
