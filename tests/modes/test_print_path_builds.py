@@ -24,10 +24,13 @@ print("exit", code)
 # the SDK builds (and caches) a pydantic TypeAdapter per field type while it types a chunk
 print("sdk type adapters", openai._models._CachedTypeAdapter.cache_info().currsize)
 print("message adapter built", types._message_adapter is not None)
+print("extensions imported", "pi_app.extensions" in sys.modules)
 """
 
 
-def test_a_fresh_print_run_types_no_sdk_chunk_and_builds_no_message_adapter(tmp_path, loopback):
+def test_a_fresh_print_run_types_no_sdk_chunk_builds_no_message_adapter_and_no_extension_runtime(
+    tmp_path, loopback
+):
     env = make_env(tmp_path)
     env.write_models(loopback.url)
     loopback.add(chat_text_stream("hello"))
@@ -42,4 +45,17 @@ def test_a_fresh_print_run_types_no_sdk_chunk_and_builds_no_message_adapter(tmp_
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "hello"
-    assert lines[1:] == ["exit 0", "sdk type adapters 0", "message adapter built False"]
+    assert lines[1:] == [
+        "exit 0",
+        "sdk type adapters 0",
+        "message adapter built False",
+        "extensions imported False",  # the built-in mcp alone, without mcp.json, would do nothing
+    ]
+
+
+def test_every_builtin_extension_is_one_the_idle_check_knows() -> None:
+    """A new built-in must be judged by ``startup._only_idle_mcp`` before print runs may skip loading it."""
+    from pi_app.extensions.builtin import BUILTINS
+    from pi_app.modes.startup import IDLE_CHECKED_BUILTINS
+
+    assert sorted(BUILTINS) == sorted(IDLE_CHECKED_BUILTINS)
