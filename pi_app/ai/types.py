@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from pi_app.ai.text import text_of as text_of  # re-exported: the one content-text helper
 
@@ -211,17 +211,32 @@ Message = Annotated[
     Union[SystemMessage, UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")
 ]
 LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
-# Built on the first parse (~45 ms of schema building): a fresh ``-p`` run never parses a stored message.
+_BY_ROLE: dict[Any, type[WireModel]] = {
+    "system": SystemMessage,
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "toolResult": ToolResultMessage,
+}
+# The union's adapter costs ~45 ms of schema building: it is built only to report a message that does not
+# validate (its error names the tagged union, as before), which a fresh run never meets.
 _message_adapter: TypeAdapter[Any] | None = None
 
 
 def parse_message(data: dict[str, Any]) -> SystemMessage | UserMessage | AssistantMessage | ToolResultMessage:
     """Validate one LLM message dict (roles system/user/assistant/toolResult)."""
+    message: SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
+    cls = _BY_ROLE.get(data.get("role")) if type(data) is dict else None
+    if cls is not None:
+        # the role's own model: what the role-discriminated union validates a tagged dict with
+        try:
+            message = cls.__pydantic_validator__.validate_python(data)
+            return message
+        except ValidationError:
+            pass
     global _message_adapter
     adapter = _message_adapter
     if adapter is None:
         adapter = _message_adapter = TypeAdapter(Message)
-    message: SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
     message = adapter.validate_python(data)
     return message
 
