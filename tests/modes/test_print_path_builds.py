@@ -1,4 +1,4 @@
-"""What a fresh ``pi --no-session -p hi`` over openai-completions loads and builds (issue 15: the print
+"""What a fresh ``pi --no-session -p hi`` over the OpenAI APIs loads and builds (issue 15: the print
 path's CPU is mostly imports and pydantic schema building, so what it needs not is kept off it).
 
 One fresh interpreter runs the command's entry point against the loopback server, then reports which
@@ -10,7 +10,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.loopback.openai_wire import chat_text_stream
+import pytest
+
+from tests.modes import scripts
 from tests.modes.harness import make_env
 
 SCRIPT = """
@@ -21,19 +23,20 @@ code = main(["--no-session", "-p", "hi", "--model", "loop/loop-model"])
 import openai._models
 import pi_app.ai.types as types
 print("exit", code)
-# the SDK builds (and caches) a pydantic TypeAdapter per field type while it types a chunk
+# the SDK builds (and caches) a pydantic TypeAdapter per field type while it types a chunk or event
 print("sdk type adapters", openai._models._CachedTypeAdapter.cache_info().currsize)
 print("message adapter built", types._message_adapter is not None)
 print("extensions imported", "pi_app.extensions" in sys.modules)
 """
 
 
-def test_a_fresh_print_run_types_no_sdk_chunk_builds_no_message_adapter_and_no_extension_runtime(
-    tmp_path, loopback
+@pytest.mark.parametrize("api", ["openai-completions", "openai-responses"])
+def test_a_fresh_print_run_types_no_sdk_event_builds_no_message_adapter_and_no_extension_runtime(
+    tmp_path, loopback, api
 ):
     env = make_env(tmp_path)
-    env.write_models(loopback.url)
-    loopback.add(chat_text_stream("hello"))
+    env.write_models(loopback.url, api)
+    loopback.add(scripts.text(api, "hello"))
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT],
         cwd=env.project,
