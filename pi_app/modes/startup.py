@@ -298,7 +298,10 @@ async def prepare(
         sys.stdout.write(format_model_table(cfg.registry.get_available(), args.list_models_search))
         return 0
 
-    runner = await _load_extensions(args, cfg, warn)
+    headless_oneshot = not interactive and (args.mode or "text") in ("text", "json")
+    runner = (
+        None if headless_oneshot and _only_idle_mcp(args, cfg) else await _load_extensions(args, cfg, warn)
+    )
     if runner is not None and runner.flags():
         args = _reparse_with_extension_flags(args, runner)
     elif args.unknown_options:  # no extension declared them
@@ -339,6 +342,31 @@ async def prepare(
 
         startup_gc.resume()  # a long-lived mode collects as usual from here on (the app settles its own)
     return Launch(args, cfg, session, first, images, rest, warn, runner)
+
+
+# The built-in extensions (pi_app.extensions.builtin.BUILTINS) :func:`_only_idle_mcp` knows to be idle.
+IDLE_CHECKED_BUILTINS = ("mcp",)
+
+
+def _only_idle_mcp(args: CliArgs, cfg: Config) -> bool:
+    """True when the one extension a run would load is the built-in ``mcp`` with no ``mcp.json`` in reach.
+
+    Its handlers then do nothing (it reads its config at ``session_start`` and stops there), so a one-shot
+    print or json run builds no extension runtime: ~50 ms of imports. (The interactive and rpc modes still
+    load it: ``/mcp`` is one of their commands.) Conservative: any ``-e``, any ``extensions`` setting, any
+    entry in an extension directory (trusted or not) or any ``mcp.json`` takes the full path."""
+    if args.extensions or args.unknown_options:
+        return False
+    if cfg.settings.global_settings().get("extensions") or cfg.settings.project_settings().get("extensions"):
+        return False
+    project = os.path.join(cfg.cwd, ".pi")
+    for directory in (os.path.join(cfg.agent_dir, "extensions"), os.path.join(project, "extensions")):
+        try:
+            if any(not name.startswith(("_", ".")) for name in os.listdir(directory)):
+                return False
+        except OSError:
+            pass  # no such directory (or unreadable: discovery finds nothing there either)
+    return not any(os.path.exists(os.path.join(d, "mcp.json")) for d in (cfg.agent_dir, project))
 
 
 async def _load_extensions(args: CliArgs, cfg: Config, warn: list[str]) -> ExtensionRunner | None:

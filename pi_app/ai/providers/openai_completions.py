@@ -406,6 +406,17 @@ def map_finish_reason(reason: str | None) -> tuple[str, str | None]:
     return "error", f"Provider finish_reason: {reason}"
 
 
+def _opt(obj: Any, key: str) -> Any:
+    """A chunk field read leniently: None when absent (as the SDK's constructed models give it)."""
+    return obj.get(key) if type(obj) is dict else getattr(obj, key, None)
+
+
+def _req(obj: Any, key: str) -> Any:
+    """A chunk field read as the SDK's models read it: an absent key of an object is None, but a value
+    that is no JSON object (a server's oddity) fails as attribute access on it does."""
+    return obj.get(key) if type(obj) is dict else getattr(obj, key)
+
+
 def parse_completions_usage(raw: Any) -> Usage:
     """prompt_tokens includes cached tokens: input is the uncached part."""
 
@@ -422,7 +433,11 @@ def parse_completions_usage(raw: Any) -> Usage:
 
 
 class _ChunkReader:
-    """Turns Chat Completions chunks into builder events."""
+    """Turns Chat Completions chunks into builder events.
+
+    A chunk is the event's JSON as parsed (dicts and lists): the SDK's typed chunk models would cost
+    ~80 ms of imports and schema building on a run's first chunk, and its models read absent fields as
+    None and keep unknown ones raw, which :func:`_opt`/:func:`_req` do on the JSON itself."""
 
     def __init__(self, builder: MessageBuilder) -> None:
         self.b = builder
@@ -446,68 +461,74 @@ class _ChunkReader:
     def handle(self, chunk: Any) -> list[AssistantMessageEvent]:
         out: list[AssistantMessageEvent] = []
         msg = self.b.msg
-        if msg.responseId is None and getattr(chunk, "id", None):
-            msg.responseId = chunk.id
-        served_by = getattr(chunk, "model", None)
+        chunk_id = _opt(chunk, "id")
+        if msg.responseId is None and chunk_id:
+            msg.responseId = chunk_id
+        served_by = _opt(chunk, "model")
         if msg.responseModel is None and served_by and served_by != msg.model:
             msg.responseModel = served_by
-        if getattr(chunk, "usage", None):
-            self.b.msg.usage = parse_completions_usage(chunk.usage)
-        choices = getattr(chunk, "choices", None) or []
+        usage = _opt(chunk, "usage")
+        if usage:
+            self.b.msg.usage = parse_completions_usage(usage)
+        choices = _opt(chunk, "choices") or []
         if not choices:
             return out
         choice = choices[0]
-        choice_usage = getattr(choice, "usage", None)  # Moonshot reports usage on the choice
-        if choice_usage and not getattr(chunk, "usage", None):
+        choice_usage = _opt(choice, "usage")  # Moonshot reports usage on the choice
+        if choice_usage and not usage:
             self.b.msg.usage = parse_completions_usage(choice_usage)
-        if choice.finish_reason:
-            self.stop_reason, self.error = map_finish_reason(choice.finish_reason)
-        delta = choice.delta
+        finish_reason = _req(choice, "finish_reason")
+        if finish_reason:
+            self.stop_reason, self.error = map_finish_reason(finish_reason)
+        delta = _req(choice, "delta")
         if delta is None:
             return out
-        if delta.content:
+        content = _req(delta, "content")
+        if content:
             out += self._close_text_and_thinking("text")
             if self.text_idx is None:
                 self.text_idx, text_start = self.b.begin_text()
                 out.append(text_start)
-            out.append(self.b.text_delta(self.text_idx, delta.content))
+            out.append(self.b.text_delta(self.text_idx, content))
         # Servers name the reasoning field differently; use the first one present (some send two copies).
-        field = next((f for f in _REASONING_FIELDS if getattr(delta, f, None)), None)
+        field = next((f for f in _REASONING_FIELDS if _opt(delta, f)), None)
         if field is not None:
             out += self._close_text_and_thinking("thinking")
             if self.thinking_idx is None:
                 self.thinking_idx, thinking_start = self.b.begin_thinking(signature=field)
                 out.append(thinking_start)
-            out.append(self.b.thinking_delta(self.thinking_idx, getattr(delta, field)))
-        for call in delta.tool_calls or ():
+            out.append(self.b.thinking_delta(self.thinking_idx, _opt(delta, field)))
+        for call in _req(delta, "tool_calls") or ():
             out += self._tool_delta(call)
-        details = getattr(delta, "reasoning_details", None)
+        details = _opt(delta, "reasoning_details")
         if isinstance(details, list):
             self._attach_reasoning_details(details)
         return out
 
     def _tool_delta(self, call: Any) -> list[AssistantMessageEvent]:
         out = self._close_text_and_thinking("none")
-        key = call.index if call.index is not None else self._key_without_index(call.id)
-        fn = call.function
-        name = (fn.name if fn else None) or ""
-        args = (fn.arguments if fn else None) or ""
+        index = _req(call, "index")
+        call_id: str | None = _req(call, "id")
+        key = index if index is not None else self._key_without_index(call_id)
+        fn = _req(call, "function")
+        # (an empty function object reads as no name and no arguments, as the SDK's model of it did)
+        name = (_req(fn, "name") if fn else None) or ""
+        args = (_req(fn, "arguments") if fn else None) or ""
         idx = self.tools.get(key)
         # Some servers reuse index 0 for every call; a different id means a new call.
-        if idx is not None and call.id and idx not in self.synthetic_ids and self._call_at(idx).id != call.id:
+        if idx is not None and call_id and idx not in self.synthetic_ids and self._call_at(idx).id != call_id:
             out.append(self.b.end_tool_call(idx))
             idx = None
         if idx is None:
-            call_id = call.id or f"call_{uuid.uuid4().hex[:24]}"
-            idx, ev = self.b.begin_tool_call(call_id, name)
-            if not call.id:
+            idx, ev = self.b.begin_tool_call(call_id or f"call_{uuid.uuid4().hex[:24]}", name)
+            if not call_id:
                 self.synthetic_ids.add(idx)
             self.tools[key] = idx
             out.append(ev)
         else:
             block = self._call_at(idx)
-            if call.id and idx in self.synthetic_ids:
-                block.id = call.id
+            if call_id and idx in self.synthetic_ids:
+                block.id = call_id
                 self.synthetic_ids.discard(idx)
             if name and not block.name:
                 block.name = name
@@ -549,12 +570,8 @@ async def stream_openai_completions(
             model, context, options, build_completions_body, build_completions_params
         )
         client = make_client(model, options, resolve_api_key(model, options))
-        from openai.types.chat.chat_completion import ChatCompletion
-        from openai.types.chat.chat_completion_chunk import ChatCompletionChunk
-
-        sdk_stream = await open_stream(
-            client, "/chat/completions", params, ChatCompletion, ChatCompletionChunk, options
-        )
+        # chunks as parsed JSON (see _ChunkReader): no SDK model is built for them
+        sdk_stream = await open_stream(client, "/chat/completions", params, object, object, options)
         reader = _ChunkReader(b)
         async with contextlib.aclosing(iterate_stream(sdk_stream, options)) as events:
             async for chunk in events:

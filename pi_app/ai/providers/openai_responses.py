@@ -257,13 +257,25 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
 _STATUS = {"completed": "stop", "incomplete": "length", "failed": "error", "cancelled": "error"}
 
 
+def _opt(obj: Any, key: str) -> Any:
+    """An event field read leniently: None when absent (as the SDK's constructed models give a declared
+    field the server left out, and as ``getattr(model, key, None)`` gives any other)."""
+    return obj.get(key) if type(obj) is dict else getattr(obj, key, None)
+
+
+def _req(obj: Any, key: str) -> Any:
+    """An event field read as the SDK's models read it: an absent key of an object is None, but a value
+    that is no JSON object (a server's oddity) fails as attribute access on it does."""
+    return obj.get(key) if type(obj) is dict else getattr(obj, key)
+
+
 def parse_responses_usage(raw: Any) -> Usage:
     """input_tokens includes cached tokens: input is the uncached part."""
-    details = getattr(raw, "input_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", 0) if details is not None else 0) or 0
+    details = _opt(raw, "input_tokens_details")
+    cached = (_opt(details, "cached_tokens") if details is not None else 0) or 0
     return Usage(
-        input=(getattr(raw, "input_tokens", 0) or 0) - cached,
-        output=getattr(raw, "output_tokens", 0) or 0,
+        input=(_opt(raw, "input_tokens") or 0) - cached,
+        output=_opt(raw, "output_tokens") or 0,
         cacheRead=cached,
     )
 
@@ -274,7 +286,12 @@ def _dump_item(item: Any) -> dict[str, Any]:
 
 
 class _EventReader:
-    """Turns Responses stream events into builder events; output items are tracked by output_index."""
+    """Turns Responses stream events into builder events; output items are tracked by output_index.
+
+    An event is its JSON as parsed (dicts and lists): the SDK would type each one through its union of
+    ~50 event models, whose discriminator it builds by extracting every variant's schema (~1 s of CPU on
+    a run's first event). Fields are read as its models read them (:func:`_opt`, :func:`_req`).
+    """
 
     def __init__(self, builder: MessageBuilder) -> None:
         self.b = builder
@@ -284,20 +301,22 @@ class _EventReader:
         self.stop_reason = "stop"
 
     def handle(self, ev: Any) -> list[AssistantMessageEvent]:
-        t = ev.type
+        t = _req(ev, "type")
         b = self.b
         out: list[AssistantMessageEvent] = []
-        pos = getattr(ev, "output_index", None)
+        pos = _opt(ev, "output_index")
         idx = self.items.get(pos) if pos is not None else None
         if t == "response.output_item.added":
-            item = ev.item
+            item = _req(ev, "item")
             start: AssistantMessageEvent
-            if item.type == "reasoning":
+            kind = _req(item, "type")
+            if kind == "reasoning":
                 idx, start = b.begin_thinking()
-            elif item.type == "message":
+            elif kind == "message":
                 idx, start = b.begin_text()
-            elif item.type == "function_call":
-                idx, start = b.begin_tool_call(f"{item.call_id}|{item.id}", item.name, item.arguments or "")
+            elif kind == "function_call":
+                call = f"{_req(item, 'call_id')}|{_req(item, 'id')}"
+                idx, start = b.begin_tool_call(call, _req(item, "name"), _req(item, "arguments") or "")
             else:
                 return out  # web search and other hosted tools: not ours to show
             if pos is not None:  # an item without a position cannot receive deltas
@@ -311,31 +330,32 @@ class _EventReader:
             if count:  # separate summary parts the way the final text joins them
                 out.append(b.thinking_delta(idx, "\n\n"))
         elif t == "response.reasoning_summary_text.delta":
-            out.append(b.thinking_delta(idx, ev.delta))
+            out.append(b.thinking_delta(idx, _req(ev, "delta")))
         elif t in ("response.output_text.delta", "response.refusal.delta"):
-            out.append(b.text_delta(idx, ev.delta))
+            out.append(b.text_delta(idx, _req(ev, "delta")))
         elif t == "response.function_call_arguments.delta":
-            out.append(b.tool_delta(idx, ev.delta))
+            out.append(b.tool_delta(idx, _req(ev, "delta")))
         elif t == "response.function_call_arguments.done":
-            self.final_args[idx] = ev.arguments
+            self.final_args[idx] = _req(ev, "arguments")
         elif t == "response.output_item.done":
-            out.append(self._item_done(idx, ev.item))
+            out.append(self._item_done(idx, _req(ev, "item")))
         return out
 
     def _item_done(self, idx: int, item: Any) -> AssistantMessageEvent:
         block = self.b.msg.content[idx]
         if block.type == "thinking":
-            block.thinking = "\n\n".join(s.text for s in (getattr(item, "summary", None) or []))
+            block.thinking = "\n\n".join(_req(s, "text") for s in (_opt(item, "summary") or []))
             return self.b.end_thinking(idx, signature=js_json(_dump_item(item)))
         if block.type == "text":
-            parts = getattr(item, "content", None) or []
+            parts = _opt(item, "content") or []
             block.text = "".join(
-                (p.text if p.type == "output_text" else getattr(p, "refusal", "")) or "" for p in parts
+                (_req(p, "text") if _req(p, "type") == "output_text" else _opt(p, "refusal")) or ""
+                for p in parts
             )
             return self.b.end_text(
-                idx, signature=encode_text_signature(item.id, getattr(item, "phase", None))
+                idx, signature=encode_text_signature(_req(item, "id"), _opt(item, "phase"))
             )
-        raw = self.final_args.get(idx) or self.b.tool_json(idx) or getattr(item, "arguments", "") or ""
+        raw = self.final_args.get(idx) or self.b.tool_json(idx) or _opt(item, "arguments") or ""
         try:
             args = json.loads(raw) if raw.strip() else {}
         except ValueError:
@@ -343,12 +363,12 @@ class _EventReader:
         return self.b.end_tool_call(idx, args if isinstance(args, dict) else None)
 
     def finish(self, response: Any) -> None:
-        usage = getattr(response, "usage", None)
+        usage = _opt(response, "usage")
         if usage is not None:
             self.b.msg.usage = parse_responses_usage(usage)
-        if getattr(response, "id", None):
-            self.b.msg.responseId = response.id
-        status = getattr(response, "status", None)
+        if _opt(response, "id"):
+            self.b.msg.responseId = _req(response, "id")
+        status = _opt(response, "status")
         self.stop_reason = _STATUS.get(status or "", "stop")
         has_calls = any(block.type == "toolCall" for block in self.b.msg.content)
         if has_calls and self.stop_reason == "stop":
@@ -356,15 +376,16 @@ class _EventReader:
 
 
 def _failure_text(ev: Any) -> str:
-    if ev.type == "error":
-        return f"Error Code {getattr(ev, 'code', None)}: {getattr(ev, 'message', '')}"
-    response = getattr(ev, "response", None)
-    err = getattr(response, "error", None)
+    if _req(ev, "type") == "error":
+        # (the SDK's error event declares ``message``: one the server left out read as None)
+        return f"Error Code {_opt(ev, 'code')}: {_opt(ev, 'message')}"
+    response = _opt(ev, "response")
+    err = _opt(response, "error")
     if err is not None:
-        return f"{getattr(err, 'code', None) or 'unknown'}: {getattr(err, 'message', None) or 'no message'}"
-    details = getattr(response, "incomplete_details", None)
-    if details is not None and getattr(details, "reason", None):
-        return f"incomplete: {details.reason}"
+        return f"{_opt(err, 'code') or 'unknown'}: {_opt(err, 'message') or 'no message'}"
+    details = _opt(response, "incomplete_details")
+    if details is not None and _opt(details, "reason"):
+        return f"incomplete: {_req(details, 'reason')}"
     return "Unknown error (no error details in response)"
 
 
@@ -377,18 +398,16 @@ async def stream_openai_responses(
     try:
         params = await request_params(model, context, options, build_responses_body, build_responses_params)
         client = make_client(model, options, resolve_api_key(model, options))
-        from openai.types.responses.response import Response
-        from openai.types.responses.response_stream_event import ResponseStreamEvent
-
-        sdk_stream = await open_stream(client, "/responses", params, Response, ResponseStreamEvent, options)
+        # events as parsed JSON (see _EventReader): no SDK model is built for them
+        sdk_stream = await open_stream(client, "/responses", params, object, object, options)
         reader = _EventReader(b)
         async with contextlib.aclosing(iterate_stream(sdk_stream, options)) as events:
             async for ev in events:
-                etype = getattr(ev, "type", None)
+                etype = _opt(ev, "type")
                 if etype in ("error", "response.failed"):
                     raise RuntimeError(_failure_text(ev))
                 if etype in ("response.completed", "response.incomplete"):
-                    reader.finish(ev.response)
+                    reader.finish(_req(ev, "response"))
                     continue
                 for out in reader.handle(ev):
                     yield out
