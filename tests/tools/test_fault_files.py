@@ -362,6 +362,7 @@ def as_nobody(coro_factory, timeout: float = 20) -> str:
     # the child cannot read root's interpreter directory: load lazily imported codecs and modules now
     "x".encode("utf-16-le")
     import concurrent.futures.thread  # noqa: F401  (asyncio's default executor: the edit tool's thread)
+
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: no pytest machinery from here on
