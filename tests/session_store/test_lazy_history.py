@@ -158,7 +158,8 @@ async def test_lazy_resume_types_the_tail_only(tmp_path: Path, monkeypatch: pyte
     assert lazy.messages == eager.messages and len(typed) == len(eager.messages)
 
 
-def _damage(path: Path, line_no: int) -> str:
+def damage(path: Path, line_no: int) -> str:
+    """Make line ``line_no`` an unusable message (``content: 12``); its entry id."""
     lines = path.read_text(encoding="utf-8").splitlines()
     bad = json.loads(lines[line_no - 1])
     bad["message"]["content"] = 12
@@ -170,7 +171,7 @@ def _damage(path: Path, line_no: int) -> str:
 async def test_unusable_message_is_reported_when_typed_later(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     linear_session(path, 200, provider="faux", model="faux-1", api="faux")
-    bad_id = _damage(path, 10)
+    bad_id = damage(path, 10)
     eager_mgr = SessionManager.open(path)
     eager = await create_agent_session(tmp_path, tmp_path / "agent", model=faux_model(), api_key="k",
                                        session=eager_mgr)  # fmt: skip

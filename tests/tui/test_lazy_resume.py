@@ -3,7 +3,6 @@ steps, an unusable message is then reported in the chat, and the chat and ↑ co
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pi_app.ai.providers.faux import faux_text
@@ -11,6 +10,7 @@ from pi_app.ai.text import text_of
 from pi_app.ai.types import UserMessage
 from pi_app.session.store import SessionManager
 from tests.perf.session_gen import linear_session
+from tests.session_store.test_lazy_history import damage
 from tests.tui.conftest import SIZE, make_app, make_session
 from tests.tui.session_helpers import statuses, user_texts, wait_for
 from widgets.messages import UserMessageView
@@ -19,14 +19,7 @@ from widgets.notices import Notice
 
 def _session(path: Path, entries: int, damage_line: int | None = None) -> str | None:
     linear_session(path, entries, provider="faux", model="faux-1", api="faux")
-    if damage_line is None:
-        return None
-    lines = path.read_text(encoding="utf-8").splitlines()
-    bad = json.loads(lines[damage_line - 1])
-    bad["message"]["content"] = 12
-    lines[damage_line - 1] = json.dumps(bad, separators=(",", ":"))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return str(bad["id"])
+    return None if damage_line is None else damage(path, damage_line)
 
 
 async def test_tail_drawn_then_history_typed_and_bad_message_reported(project: Path, faux) -> None:
