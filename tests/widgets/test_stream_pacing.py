@@ -22,7 +22,7 @@ from widgets.rendering import FastCodeMarkdown
 
 SIZE = (100, 30)
 ANSWER = "".join(
-    f"Paragraph {i} with **bold** and `code`.\n\n```python\nprint({i})\n```\n\n" for i in range(120)
+    f"Paragraph {i} with **bold** and `code`.\n\n```python\nprint({i})\n```\n\n" for i in range(50)
 )
 
 
