@@ -29,7 +29,9 @@ from pi_app.ai.providers.openai_common import (
     iterate_stream,
     make_client,
     open_stream,
+    opt_field,
     reasoning_effort,
+    req_field,
     request_params,
     resolve_api_key,
     sanitize,
@@ -406,17 +408,6 @@ def map_finish_reason(reason: str | None) -> tuple[str, str | None]:
     return "error", f"Provider finish_reason: {reason}"
 
 
-def _opt(obj: Any, key: str) -> Any:
-    """A chunk field read leniently: None when absent (as the SDK's constructed models give it)."""
-    return obj.get(key) if type(obj) is dict else getattr(obj, key, None)
-
-
-def _req(obj: Any, key: str) -> Any:
-    """A chunk field read as the SDK's models read it: an absent key of an object is None, but a value
-    that is no JSON object (a server's oddity) fails as attribute access on it does."""
-    return obj.get(key) if type(obj) is dict else getattr(obj, key)
-
-
 def parse_completions_usage(raw: Any) -> Usage:
     """prompt_tokens includes cached tokens: input is the uncached part."""
 
@@ -437,7 +428,7 @@ class _ChunkReader:
 
     A chunk is the event's JSON as parsed (dicts and lists): the SDK's typed chunk models would cost
     ~80 ms of imports and schema building on a run's first chunk, and its models read absent fields as
-    None and keep unknown ones raw, which :func:`_opt`/:func:`_req` do on the JSON itself."""
+    None and keep unknown ones raw, which :func:`opt_field`/:func:`req_field` do on the JSON itself."""
 
     def __init__(self, builder: MessageBuilder) -> None:
         self.b = builder
@@ -461,29 +452,29 @@ class _ChunkReader:
     def handle(self, chunk: Any) -> list[AssistantMessageEvent]:
         out: list[AssistantMessageEvent] = []
         msg = self.b.msg
-        chunk_id = _opt(chunk, "id")
+        chunk_id = opt_field(chunk, "id")
         if msg.responseId is None and chunk_id:
             msg.responseId = chunk_id
-        served_by = _opt(chunk, "model")
+        served_by = opt_field(chunk, "model")
         if msg.responseModel is None and served_by and served_by != msg.model:
             msg.responseModel = served_by
-        usage = _opt(chunk, "usage")
+        usage = opt_field(chunk, "usage")
         if usage:
             self.b.msg.usage = parse_completions_usage(usage)
-        choices = _opt(chunk, "choices") or []
+        choices = opt_field(chunk, "choices") or []
         if not choices:
             return out
         choice = choices[0]
-        choice_usage = _opt(choice, "usage")  # Moonshot reports usage on the choice
+        choice_usage = opt_field(choice, "usage")  # Moonshot reports usage on the choice
         if choice_usage and not usage:
             self.b.msg.usage = parse_completions_usage(choice_usage)
-        finish_reason = _req(choice, "finish_reason")
+        finish_reason = req_field(choice, "finish_reason")
         if finish_reason:
             self.stop_reason, self.error = map_finish_reason(finish_reason)
-        delta = _req(choice, "delta")
+        delta = req_field(choice, "delta")
         if delta is None:
             return out
-        content = _req(delta, "content")
+        content = req_field(delta, "content")
         if content:
             out += self._close_text_and_thinking("text")
             if self.text_idx is None:
@@ -491,29 +482,29 @@ class _ChunkReader:
                 out.append(text_start)
             out.append(self.b.text_delta(self.text_idx, content))
         # Servers name the reasoning field differently; use the first one present (some send two copies).
-        field = next((f for f in _REASONING_FIELDS if _opt(delta, f)), None)
+        field = next((f for f in _REASONING_FIELDS if opt_field(delta, f)), None)
         if field is not None:
             out += self._close_text_and_thinking("thinking")
             if self.thinking_idx is None:
                 self.thinking_idx, thinking_start = self.b.begin_thinking(signature=field)
                 out.append(thinking_start)
-            out.append(self.b.thinking_delta(self.thinking_idx, _opt(delta, field)))
-        for call in _req(delta, "tool_calls") or ():
+            out.append(self.b.thinking_delta(self.thinking_idx, opt_field(delta, field)))
+        for call in req_field(delta, "tool_calls") or ():
             out += self._tool_delta(call)
-        details = _opt(delta, "reasoning_details")
+        details = opt_field(delta, "reasoning_details")
         if isinstance(details, list):
             self._attach_reasoning_details(details)
         return out
 
     def _tool_delta(self, call: Any) -> list[AssistantMessageEvent]:
         out = self._close_text_and_thinking("none")
-        index = _req(call, "index")
-        call_id: str | None = _req(call, "id")
+        index = req_field(call, "index")
+        call_id: str | None = req_field(call, "id")
         key = index if index is not None else self._key_without_index(call_id)
-        fn = _req(call, "function")
+        fn = req_field(call, "function")
         # (an empty function object reads as no name and no arguments, as the SDK's model of it did)
-        name = (_req(fn, "name") if fn else None) or ""
-        args = (_req(fn, "arguments") if fn else None) or ""
+        name = (req_field(fn, "name") if fn else None) or ""
+        args = (req_field(fn, "arguments") if fn else None) or ""
         idx = self.tools.get(key)
         # Some servers reuse index 0 for every call; a different id means a new call.
         if idx is not None and call_id and idx not in self.synthetic_ids and self._call_at(idx).id != call_id:

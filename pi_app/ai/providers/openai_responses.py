@@ -29,7 +29,9 @@ from pi_app.ai.providers.openai_common import (
     iterate_stream,
     make_client,
     open_stream,
+    opt_field,
     reasoning_effort,
+    req_field,
     request_params,
     resolve_api_key,
     sanitize,
@@ -257,25 +259,13 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
 _STATUS = {"completed": "stop", "incomplete": "length", "failed": "error", "cancelled": "error"}
 
 
-def _opt(obj: Any, key: str) -> Any:
-    """An event field read leniently: None when absent (as the SDK's constructed models give a declared
-    field the server left out, and as ``getattr(model, key, None)`` gives any other)."""
-    return obj.get(key) if type(obj) is dict else getattr(obj, key, None)
-
-
-def _req(obj: Any, key: str) -> Any:
-    """An event field read as the SDK's models read it: an absent key of an object is None, but a value
-    that is no JSON object (a server's oddity) fails as attribute access on it does."""
-    return obj.get(key) if type(obj) is dict else getattr(obj, key)
-
-
 def parse_responses_usage(raw: Any) -> Usage:
     """input_tokens includes cached tokens: input is the uncached part."""
-    details = _opt(raw, "input_tokens_details")
-    cached = (_opt(details, "cached_tokens") if details is not None else 0) or 0
+    details = opt_field(raw, "input_tokens_details")
+    cached = (opt_field(details, "cached_tokens") if details is not None else 0) or 0
     return Usage(
-        input=(_opt(raw, "input_tokens") or 0) - cached,
-        output=_opt(raw, "output_tokens") or 0,
+        input=(opt_field(raw, "input_tokens") or 0) - cached,
+        output=opt_field(raw, "output_tokens") or 0,
         cacheRead=cached,
     )
 
@@ -290,7 +280,7 @@ class _EventReader:
 
     An event is its JSON as parsed (dicts and lists): the SDK would type each one through its union of
     ~50 event models, whose discriminator it builds by extracting every variant's schema (~1 s of CPU on
-    a run's first event). Fields are read as its models read them (:func:`_opt`, :func:`_req`).
+    a run's first event). Fields are read as its models read them (:func:`opt_field`, :func:`req_field`).
     """
 
     def __init__(self, builder: MessageBuilder) -> None:
@@ -301,22 +291,24 @@ class _EventReader:
         self.stop_reason = "stop"
 
     def handle(self, ev: Any) -> list[AssistantMessageEvent]:
-        t = _req(ev, "type")
+        t = req_field(ev, "type")
         b = self.b
         out: list[AssistantMessageEvent] = []
-        pos = _opt(ev, "output_index")
+        pos = opt_field(ev, "output_index")
         idx = self.items.get(pos) if pos is not None else None
         if t == "response.output_item.added":
-            item = _req(ev, "item")
+            item = req_field(ev, "item")
             start: AssistantMessageEvent
-            kind = _req(item, "type")
+            kind = req_field(item, "type")
             if kind == "reasoning":
                 idx, start = b.begin_thinking()
             elif kind == "message":
                 idx, start = b.begin_text()
             elif kind == "function_call":
-                call = f"{_req(item, 'call_id')}|{_req(item, 'id')}"
-                idx, start = b.begin_tool_call(call, _req(item, "name"), _req(item, "arguments") or "")
+                call = f"{req_field(item, 'call_id')}|{req_field(item, 'id')}"
+                idx, start = b.begin_tool_call(
+                    call, req_field(item, "name"), req_field(item, "arguments") or ""
+                )
             else:
                 return out  # web search and other hosted tools: not ours to show
             if pos is not None:  # an item without a position cannot receive deltas
@@ -330,32 +322,33 @@ class _EventReader:
             if count:  # separate summary parts the way the final text joins them
                 out.append(b.thinking_delta(idx, "\n\n"))
         elif t == "response.reasoning_summary_text.delta":
-            out.append(b.thinking_delta(idx, _req(ev, "delta")))
+            out.append(b.thinking_delta(idx, req_field(ev, "delta")))
         elif t in ("response.output_text.delta", "response.refusal.delta"):
-            out.append(b.text_delta(idx, _req(ev, "delta")))
+            out.append(b.text_delta(idx, req_field(ev, "delta")))
         elif t == "response.function_call_arguments.delta":
-            out.append(b.tool_delta(idx, _req(ev, "delta")))
+            out.append(b.tool_delta(idx, req_field(ev, "delta")))
         elif t == "response.function_call_arguments.done":
-            self.final_args[idx] = _req(ev, "arguments")
+            self.final_args[idx] = req_field(ev, "arguments")
         elif t == "response.output_item.done":
-            out.append(self._item_done(idx, _req(ev, "item")))
+            out.append(self._item_done(idx, req_field(ev, "item")))
         return out
 
     def _item_done(self, idx: int, item: Any) -> AssistantMessageEvent:
         block = self.b.msg.content[idx]
         if block.type == "thinking":
-            block.thinking = "\n\n".join(_req(s, "text") for s in (_opt(item, "summary") or []))
+            block.thinking = "\n\n".join(req_field(s, "text") for s in (opt_field(item, "summary") or []))
             return self.b.end_thinking(idx, signature=js_json(_dump_item(item)))
         if block.type == "text":
-            parts = _opt(item, "content") or []
+            parts = opt_field(item, "content") or []
             block.text = "".join(
-                (_req(p, "text") if _req(p, "type") == "output_text" else _opt(p, "refusal")) or ""
+                (req_field(p, "text") if req_field(p, "type") == "output_text" else opt_field(p, "refusal"))
+                or ""
                 for p in parts
             )
             return self.b.end_text(
-                idx, signature=encode_text_signature(_req(item, "id"), _opt(item, "phase"))
+                idx, signature=encode_text_signature(req_field(item, "id"), opt_field(item, "phase"))
             )
-        raw = self.final_args.get(idx) or self.b.tool_json(idx) or _opt(item, "arguments") or ""
+        raw = self.final_args.get(idx) or self.b.tool_json(idx) or opt_field(item, "arguments") or ""
         try:
             args = json.loads(raw) if raw.strip() else {}
         except ValueError:
@@ -363,12 +356,12 @@ class _EventReader:
         return self.b.end_tool_call(idx, args if isinstance(args, dict) else None)
 
     def finish(self, response: Any) -> None:
-        usage = _opt(response, "usage")
+        usage = opt_field(response, "usage")
         if usage is not None:
             self.b.msg.usage = parse_responses_usage(usage)
-        if _opt(response, "id"):
-            self.b.msg.responseId = _req(response, "id")
-        status = _opt(response, "status")
+        if opt_field(response, "id"):
+            self.b.msg.responseId = req_field(response, "id")
+        status = opt_field(response, "status")
         self.stop_reason = _STATUS.get(status or "", "stop")
         has_calls = any(block.type == "toolCall" for block in self.b.msg.content)
         if has_calls and self.stop_reason == "stop":
@@ -376,16 +369,16 @@ class _EventReader:
 
 
 def _failure_text(ev: Any) -> str:
-    if _req(ev, "type") == "error":
+    if req_field(ev, "type") == "error":
         # (the SDK's error event declares ``message``: one the server left out read as None)
-        return f"Error Code {_opt(ev, 'code')}: {_opt(ev, 'message')}"
-    response = _opt(ev, "response")
-    err = _opt(response, "error")
+        return f"Error Code {opt_field(ev, 'code')}: {opt_field(ev, 'message')}"
+    response = opt_field(ev, "response")
+    err = opt_field(response, "error")
     if err is not None:
-        return f"{_opt(err, 'code') or 'unknown'}: {_opt(err, 'message') or 'no message'}"
-    details = _opt(response, "incomplete_details")
-    if details is not None and _opt(details, "reason"):
-        return f"incomplete: {_req(details, 'reason')}"
+        return f"{opt_field(err, 'code') or 'unknown'}: {opt_field(err, 'message') or 'no message'}"
+    details = opt_field(response, "incomplete_details")
+    if details is not None and opt_field(details, "reason"):
+        return f"incomplete: {req_field(details, 'reason')}"
     return "Unknown error (no error details in response)"
 
 
@@ -403,11 +396,11 @@ async def stream_openai_responses(
         reader = _EventReader(b)
         async with contextlib.aclosing(iterate_stream(sdk_stream, options)) as events:
             async for ev in events:
-                etype = _opt(ev, "type")
+                etype = opt_field(ev, "type")
                 if etype in ("error", "response.failed"):
                     raise RuntimeError(_failure_text(ev))
                 if etype in ("response.completed", "response.incomplete"):
-                    reader.finish(_req(ev, "response"))
+                    reader.finish(req_field(ev, "response"))
                     continue
                 for out in reader.handle(ev):
                     yield out
