@@ -33,6 +33,7 @@ from pi_app.tui.footer_data import git_branch
 from pi_app.tui.key_actions import TRANSCRIPT_BINDINGS, KeyActions
 from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import SessionStarter, TuiOptions
+from pi_app.tui.resumed_history import finish_history, seed_prompt_history
 from pi_app.tui.terminal_keys import key_notes, recognise_esc_cr, unreachable_keys
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, first_theme, setup_themes
 from widgets.completion import CompletionMenu, DefaultCompletionProvider
@@ -60,8 +61,6 @@ if TYPE_CHECKING:
 # The app's own actions that work before the session exists; the others wait for it (their keys go to
 # the editor meanwhile).
 STARTING_ACTIONS = frozenset({"clear", "exit_empty", "suspend"})
-# Messages of a resumed history typed per step once its tail is drawn (~15 ms each: keys stay responsive).
-HISTORY_STEP = 500
 
 
 class PiApp(App[None]):
@@ -545,36 +544,10 @@ class PiApp(App[None]):
         if self._session.untyped_messages:  # typed in steps by a worker: keys and frames go on meanwhile
             self.run_worker(self._finish_history(), name="history", group="history", exit_on_error=False)
         else:
-            self._seed_history()
+            seed_prompt_history(self)
 
     async def _finish_history(self) -> None:
-        """Type the rest of a resumed history (its tail is on screen), report unusable messages, seed ↑."""
-        session = self.session
-        while not session.type_history_step(HISTORY_STEP):
-            await asyncio.sleep(0)
-        new, dropped = session.type_history()
-        if new:
-            from widgets.notices import Notice
-
-            shown = new
-            if dropped and not session.is_streaming:  # message indices moved: draw it again, typed
-                await self.rebuild_chat(header=self._header is not None)
-                shown = [*self.startup_warnings, *new]
-            for warning in shown:
-                await self.chat.add(Notice(warning, kind="warning"))
-            self.startup_warnings += new
-        self._seed_history()
-
-    def _seed_history(self) -> None:
-        from pi_app.ai.text import text_of
-        from pi_app.ai.types import UserMessage
-        from widgets.history import History
-
-        history = History()
-        for msg in self.session.messages:
-            if isinstance(msg, UserMessage):
-                history.add(text_of(msg.content))
-        self.editor.prompt_history = history
+        self.startup_warnings += await finish_history(self, self.startup_warnings, self._header is not None)
 
     def refresh_completions(self) -> None:
         from pi_app.tools.file_index import FileIndex
