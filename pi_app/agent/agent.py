@@ -380,7 +380,7 @@ class Agent:
         self, messages: list[Any] | None, signal: AbortSignal, skip_initial_steering: bool = False
     ) -> None:
         s = self._state
-        context = AgentContext(s.system_prompt, list(s.messages), list(s.tools))
+        context = AgentContext(s.system_prompt, as_history(s.messages), list(s.tools))
         config = self._loop_config(skip_initial_steering)
         if messages is not None:
             await run_agent_loop(messages, context, config, self._process_event, signal, self.stream_fn)

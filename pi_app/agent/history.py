@@ -11,32 +11,14 @@ reads as the list of usable messages; ``len()`` counts the not-yet-typed ones as
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, MutableSequence, Sequence
-from typing import Generic, TypeVar, overload
+from typing import TypeVar, overload
+
+from pi_app.ai.deferred import Deferred
+
+__all__ = ["Deferred", "MessageHistory", "as_history", "stored_items"]
 
 T = TypeVar("T")
-
-_UNSET: object = object()
-
-
-class Deferred(ABC, Generic[T]):
-    """One message not typed yet; :meth:`value` types it once (None: unusable, to be dropped)."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self) -> None:
-        self._value: T | None | object = _UNSET
-
-    @abstractmethod
-    def make(self) -> T | None:
-        """Build the typed message (called once)."""
-
-    def value(self) -> T | None:
-        # Memoized: copies of a history share their Deferreds, so each message is typed once.
-        if self._value is _UNSET:
-            self._value = self.make()
-        return self._value  # type: ignore[return-value]
 
 
 class MessageHistory(MutableSequence[T]):
@@ -133,6 +115,12 @@ class MessageHistory(MutableSequence[T]):
                 i -= 1  # counted from the end: the one before it is now at -index
         raise IndexError("history index out of range")
 
+    @property
+    def stored(self) -> Sequence[T | Deferred[T]]:
+        """The items as held, typed or not (a Deferred answers ``.role``): for passes that only sort messages
+        by role, which would otherwise type the whole history. Not to be mutated."""
+        return self._items
+
     def __iter__(self) -> Iterator[T]:
         self.type_all()
         return iter(self._items)  # type: ignore[arg-type]
@@ -213,3 +201,8 @@ class MessageHistory(MutableSequence[T]):
 def as_history(messages: Sequence[T]) -> MessageHistory[T] | list[T]:
     """A copy of ``messages`` for the agent to own: a history stays lazy, anything else becomes a list."""
     return messages.copy() if isinstance(messages, MessageHistory) else list(messages)
+
+
+def stored_items(messages: Sequence[T]) -> Sequence[T | Deferred[T]]:
+    """``messages`` as held: a history's items typed or not (see :attr:`MessageHistory.stored`), else itself."""
+    return messages.stored if isinstance(messages, MessageHistory) else messages

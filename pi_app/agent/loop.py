@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from pi_app.agent.events import (
@@ -23,6 +23,7 @@ from pi_app.agent.events import (
     TurnEndEvent,
     TurnStartEvent,
 )
+from pi_app.agent.history import as_history, stored_items
 from pi_app.agent.tool_exec import execute_tool_calls
 from pi_app.agent.toolset import ToolSetLedger
 from pi_app.agent.types import (
@@ -72,27 +73,28 @@ class _Run:
         stream_fn: StreamFnT | None,
     ) -> None:
         # Own copies: the caller's context list and config are never mutated.
-        self.ctx = AgentContext(context.system_prompt, list(context.messages), context.tools)
+        self.ctx = AgentContext(context.system_prompt, as_history(context.messages), context.tools)
         self.config = dataclasses.replace(config)
         self.emit = _as_async(emit)
         self.signal = signal
         self.stream_fn = stream_fn or _default_stream_fn()
         self.ledger = ToolSetLedger()
         self.new_messages: list[Any] = []
-        self._conv: tuple[list[Any], int, Any, list[Any]] | None = None
+        self._conv: tuple[Sequence[Any], int, Any, list[Any]] | None = None
 
-    def default_convert(self, messages: list[Any]) -> list[Any]:
+    def default_convert(self, messages: Sequence[Any]) -> list[Any]:
         """default_convert_to_llm, incrementally: the loop only appends, so filter just the new tail."""
+        items = stored_items(messages)  # by role only: a resumed history's messages stay untyped here
         conv = self._conv
-        if conv is None or conv[0] is not messages or len(messages) < conv[1]:
+        if conv is None or conv[0] is not messages or len(items) < conv[1]:
             conv = (messages, 0, None, [])
-        elif conv[1] and messages[conv[1] - 1] is not conv[2]:
+        elif conv[1] and items[conv[1] - 1] is not conv[2]:
             conv = (messages, 0, None, [])
         out = conv[3]
         seen = conv[1]
-        if len(messages) > seen:
-            out.extend(m for m in messages[seen:] if getattr(m, "role", None) in LLM_ROLES)
-        self._conv = (messages, len(messages), messages[-1] if messages else None, out)
+        if len(items) > seen:
+            out.extend(m for m in items[seen:] if getattr(m, "role", None) in LLM_ROLES)
+        self._conv = (messages, len(items), items[-1] if items else None, out)
         return list(out)
 
     async def inject(self, messages: list[Any]) -> None:
@@ -256,7 +258,7 @@ async def run_agent_loop(
     return run.new_messages
 
 
-def check_can_continue(messages: list[Any]) -> None:
+def check_can_continue(messages: Sequence[Any]) -> None:
     if not messages:
         raise ValueError("Cannot continue: no messages in context")
     role = getattr(messages[-1], "role", None)

@@ -9,8 +9,11 @@ the transcript yields exactly the live tool set.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
+from pi_app.agent.history import stored_items
+from pi_app.ai.deferred import typed
 from pi_app.ai.transcript import ToolStateChanges, get_tool_state_changes, to_tool_declaration
 from pi_app.ai.types import SystemMessage, Tool, ToolReference, dump, now_ms
 
@@ -21,6 +24,9 @@ def _decl_key(tool: Tool) -> str:
 
 def _apply(state: dict[str, tuple[Tool, str]], msg: Any) -> bool:
     """Apply one system message's removals then additions. True when it touched the tool set."""
+    msg = typed(msg)
+    if msg is None:
+        return False
     removed = msg.toolsRemoved
     added = msg.toolsAdded
     for ref in removed or ():
@@ -40,7 +46,7 @@ class ToolSetLedger:
     __slots__ = ("_messages", "_seen", "_last", "_state", "_version", "_decls", "_clean_key")
 
     def __init__(self) -> None:
-        self._messages: list[Any] | None = None
+        self._messages: Sequence[Any] | None = None
         self._seen = 0
         self._last: Any = None
         self._state: dict[str, tuple[Tool, str]] = {}
@@ -48,25 +54,27 @@ class ToolSetLedger:
         self._decls: dict[int, tuple[Any, Tool, str]] = {}
         self._clean_key: tuple[Any, ...] | None = None
 
-    def replayed(self, messages: list[Any]) -> dict[str, tuple[Tool, str]]:
+    def replayed(self, messages: Sequence[Any]) -> dict[str, tuple[Tool, str]]:
+        container = messages
+        items = stored_items(messages)  # by role only: a resumed history's messages stay untyped here
         seen = self._seen
-        stale = messages is not self._messages or len(messages) < seen
+        stale = container is not self._messages or len(items) < seen
         if not stale and seen:
-            prev = messages[seen - 1]
+            prev = items[seen - 1]
             if prev is not self._last and (
                 getattr(prev, "role", None) == "system" or getattr(self._last, "role", None) == "system"
             ):
                 stale = True
         if stale:
-            self._messages = messages
+            self._messages = container
             self._state = {}
             self._version += 1
             seen = 0
-        for msg in messages[seen:]:
+        for msg in items[seen:]:
             if getattr(msg, "role", None) == "system" and _apply(self._state, msg):
                 self._version += 1
-        self._seen = len(messages)
-        self._last = messages[-1] if messages else None
+        self._seen = len(items)
+        self._last = items[-1] if items else None
         return self._state
 
     def declarations(self, tools: list[Any]) -> list[tuple[Tool, str]]:
@@ -81,7 +89,7 @@ class ToolSetLedger:
         return out
 
     def declare_tool_changes(
-        self, messages: list[Any], tools: list[Any] | None, pending: list[Any]
+        self, messages: Sequence[Any], tools: list[Any] | None, pending: list[Any]
     ) -> list[Any]:
         """Return ``pending`` with the live tool set's differences written into a system message."""
         live_tools = tools or []
@@ -141,7 +149,7 @@ def _diff(state: dict[str, tuple[Tool, str]], live: list[tuple[Tool, str]]) -> T
     return changes
 
 
-def declare_tool_changes(messages: list[Any], tools: list[Any] | None, pending: list[Any]) -> list[Any]:
+def declare_tool_changes(messages: Sequence[Any], tools: list[Any] | None, pending: list[Any]) -> list[Any]:
     """One-shot form (no caching)."""
     return ToolSetLedger().declare_tool_changes(messages, tools, pending)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableSequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypeVar
 
@@ -34,7 +34,8 @@ class AgentContext:
     """What the loop works on: the transcript so far and the tools executable right now."""
 
     system_prompt: str = ""
-    messages: list[Any] = field(default_factory=list)
+    # a list, or a copy of a resumed session's MessageHistory (its stored messages typed when read)
+    messages: MutableSequence[Any] = field(default_factory=list)
     tools: list[AgentTool] | None = None
 
 

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_app.ai.deferred import typed
 from pi_app.ai.types import Context, SystemMessage, TextContent, Tool, ToolReference, dump
 
 # APIs that accept system/developer messages in the middle of a conversation.
@@ -57,7 +58,7 @@ def get_current_tools(messages: list[Any]) -> dict[str, Tool]:
     """Replay every system message's removals then additions (same-name add = upsert)."""
     tools: dict[str, Tool] = {}
     for msg in messages:
-        if getattr(msg, "role", None) != "system":
+        if getattr(msg, "role", None) != "system" or (msg := typed(msg)) is None:
             continue
         for ref in msg.toolsRemoved or ():
             tools.pop(ref.name, None)
@@ -72,7 +73,8 @@ def recorded_tool_names(messages: list[Any]) -> list[str] | None:
     None when no system message ever declared tools (sessions from before the tool-set log): the caller
     keeps its defaults then.
     """
-    if not any(getattr(m, "role", None) == "system" and (m.toolsAdded or m.toolsRemoved) for m in messages):
+    systems = [typed(m) for m in messages if getattr(m, "role", None) == "system"]
+    if not any(m is not None and (m.toolsAdded or m.toolsRemoved) for m in systems):
         return None
     return list(get_current_tools(messages))
 
@@ -165,6 +167,9 @@ def resolve_transcript(context: Context, supports_mid_convo: bool) -> ResolvedTr
     leading = True
     for msg in context.messages:
         if getattr(msg, "role", None) == "system":
+            msg = typed(msg)
+            if msg is None:
+                continue
             text = system_text(msg, with_sections)
             if leading or not supports_mid_convo:
                 if text:

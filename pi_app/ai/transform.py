@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from pi_app.ai.deferred import materialize
 from pi_app.ai.types import AssistantMessage, Model, TextContent, ToolCall, ToolResultMessage
 
 NormalizeId = Callable[[str, Model, AssistantMessage], str]
@@ -87,7 +88,7 @@ def iter_transformed_messages(
     id_map: dict[str, str] = {}
     pending: list[ToolCall] = []
     seen: set[str] = set()
-    for msg in messages:
+    for msg in materialize(messages):  # a resumed message is typed here, for this request only
         role = msg.role
         if role == "assistant":
             # Transformed even when skipped below: its normalised ids still apply to its results.

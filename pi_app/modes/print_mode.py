@@ -117,7 +117,7 @@ async def run_print_mode(
 
     if mode == "json":
         return 0
-    texts, error = final_assistant_outcome(list(session.messages))
+    texts, error = final_assistant_outcome(session.transcript)  # its last message (the rest stays untyped)
     if error is not None:
         print(error, file=err)
         return 1

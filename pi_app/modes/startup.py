@@ -323,7 +323,10 @@ async def prepare(
 
     manager = create_session_manager(args, cfg, confirm_fork)
     try:
-        session = await create_session(args, cfg, manager, lazy_history=interactive)
+        # Lazily typed history: the TUI draws the tail first; a one-shot run without extensions types each
+        # stored message as its request encodes it, never holding them all typed (a 50k-entry resume).
+        lazy = interactive or (headless_oneshot and runner is None)
+        session = await create_session(args, cfg, manager, lazy_history=lazy)
     except StartupError:
         # a broken models.json is often why the model is not found: say so before the error
         _flush_warnings([*warn, *([cfg.registry.error] if cfg.registry.error else [])])
@@ -523,6 +526,7 @@ async def run_headless(launch: Launch) -> int:
             initial_images=launch.images,
         )
     finally:
+        _flush_warnings(session.take_new_warnings())  # unusable stored messages, found as they were sent
         if runner is not None:
             await runner.shutdown("quit")
 

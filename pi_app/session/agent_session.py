@@ -214,6 +214,12 @@ class AgentSession:
         return list(self.agent.state.messages)
 
     @property
+    def transcript(self) -> Sequence[AgentMessage]:
+        """The live transcript itself, not a copy (read it, never change it): a resumed history's messages
+        are typed only where read, so its tail costs no more than a short session's."""
+        return self.agent.state.messages
+
+    @property
     def display_messages(self) -> Sequence[AgentMessage]:
         """The active path as the chat shows it: as stored. ``context_edit`` entries (pi 1.6) change only what
         the model sees, so where the path has one the stored messages are rebuilt without the edits.
@@ -245,11 +251,16 @@ class AgentSession:
         if not isinstance(messages, MessageHistory):
             return [], False
         messages.type_all()
+        return self.take_new_warnings(), messages.dropped > 0
+
+    def take_new_warnings(self) -> list[str]:
+        """The store's warnings since the session was built (or since last asked): a lazily typed history's
+        unusable messages, found as they are read (also added to ``resource_warnings``)."""
         sink = self.session_manager.warnings
         new = sink[self._warnings_seen :]
         self._warnings_seen = len(sink)
         self.resource_warnings.extend(new)
-        return new, messages.dropped > 0
+        return new
 
     @property
     def session_file(self) -> str | None:

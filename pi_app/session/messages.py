@@ -7,11 +7,14 @@ wrapper texts match pi, so a session written by either side reads the same on th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal, Union
 
 from pydantic import BaseModel, Field
 
+from pi_app.agent.history import stored_items
+from pi_app.ai.deferred import Deferred
 from pi_app.ai.types import (
     LLM_ROLES,
     AssistantMessage,
@@ -136,10 +139,20 @@ def _as_blocks(content: str | list[Any]) -> list[TextContent | ImageContent]:
     return list(content)
 
 
-def convert_to_llm(messages: list[Any]) -> list[LlmMessage]:
-    """Turn agent messages (models or dicts) into what a provider accepts; custom roles become user messages."""
+def convert_to_llm(messages: Sequence[Any]) -> list[LlmMessage]:
+    """Turn agent messages (models or dicts) into what a provider accepts; custom roles become user messages.
+
+    A resumed history's stored LLM-role messages pass through untyped (the provider's transform types each
+    as it encodes it, see ``pi_app.ai.deferred``); the others are typed here to be converted."""
     out: list[LlmMessage] = []
-    for m in messages:
+    for m in stored_items(messages):
+        if isinstance(m, Deferred):
+            if m.role in LLM_ROLES:
+                out.append(m)  # type: ignore[arg-type]
+                continue
+            m = m.value()
+            if m is None:
+                continue  # unusable (reported when typed)
         msg = parse_agent_message(m) if isinstance(m, dict) else m
         if isinstance(msg, (UserMessage, AssistantMessage, ToolResultMessage, SystemMessage)):
             out.append(msg)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pi_app.ai.deferred import Deferred
 from pi_app.ai.types import ImageContent, TextContent
 from pi_app.session.config import SettingsManager
 from pi_app.session.messages import convert_to_llm
@@ -148,6 +149,10 @@ def block_images(messages: list[Any]) -> list[Any]:
     """Every image becomes the text "Image reading is disabled." (consecutive duplicates collapsed)."""
     out: list[Any] = []
     for msg in messages:
+        if isinstance(msg, Deferred) and msg.role in ("user", "toolResult"):
+            msg = msg.value()  # untyped so far (see convert_to_llm): its images are found typed
+            if msg is None:
+                continue
         content = getattr(msg, "content", None)
         if getattr(msg, "role", None) not in ("user", "toolResult") or not isinstance(content, list):
             out.append(msg)

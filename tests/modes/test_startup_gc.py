@@ -45,6 +45,7 @@ class _FakeSession:
         self.listeners: list[Any] = []
         self.enabled_at: dict[str, bool] = {}
         self.messages: list[Any] = []
+        self.transcript = self.messages
 
     def subscribe(self, listener):
         self.listeners.append(listener)

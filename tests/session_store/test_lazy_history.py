@@ -29,6 +29,10 @@ class Probe(Deferred[str]):
         self.name = name
         self.bad = bad
 
+    @property
+    def role(self) -> str:
+        return "user"
+
     def make(self) -> str | None:
         Probe.made.append(self.name)
         return None if self.bad else self.name

@@ -47,7 +47,7 @@ def test_long_lines_read_back_and_write_back_byte_for_byte(tmp_path: Path) -> No
     assert len(long_ones) > 100
     by_id = {line.split(b'"id":"', 1)[1].split(b'"', 1)[0].decode(): line for line in lines[1:]}
     assert all(r.line() == by_id[r.id] for r in records)
-    msg = long_ones[0]
+    msg = next(r for r in long_ones if len(r.line()) > 4 * INLINE_LINE_BYTES)  # a padded tool result
     assert msg.unparsed_line is not None and msg.unparsed_line.encode() + b"\n" == by_id[msg.id]
     assert msg["message"]["role"] == "toolResult"  # parsed from the file on first use
 
@@ -78,5 +78,5 @@ def test_a_file_replaced_or_cut_under_us(tmp_path: Path) -> None:
     with open(path, "r+b") as fh:
         fh.truncate(len(lines[0]) + 10)
     ctx = mgr.build_session_context()
-    assert 0 < len(ctx.messages) < len(ctx.sources)  # short lines were in memory; long ones are lost
+    assert len(ctx.messages) < len(lines) // 2  # the lines held in the file are lost, without a crash
     assert any("skipped" in w for w in mgr.warnings)

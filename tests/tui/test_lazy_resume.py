@@ -59,7 +59,8 @@ async def test_prompt_on_a_lazy_history_sends_what_an_eager_one_does(project: Pa
     lazy = await make_session(project, session=SessionManager.open(path), tools=None, lazy_history=True)
     await lazy.prompt("next")
     first, second = faux.requests
-    assert lazy.untyped_messages == 0
+    # each stored message was typed for the request only: the history itself is still untyped
+    assert lazy.untyped_messages > 390
     strip = [m.model_dump(exclude={"timestamp"}) for m in first.messages]
     assert strip == [m.model_dump(exclude={"timestamp"}) for m in second.messages]
     assert len(first.messages) > 390

@@ -17,6 +17,7 @@ from typing import Any
 
 from pi_app.ai.abort import AbortError, race_abort
 from pi_app.ai.builder import MessageBuilder
+from pi_app.ai.deferred import Deferred, materialize
 from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.types import Context, Model, ModelCost, dump
@@ -163,6 +164,8 @@ def _chunks(text: str, size: int) -> list[str]:
 async def stream_faux(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
+    if any(isinstance(m, Deferred) for m in context.messages):  # a resumed history's untyped messages
+        context = context.model_copy(update={"messages": list(materialize(context.messages))})
     FAUX.requests.append(context)
     FAUX.options.append(options)
     b = MessageBuilder(model)

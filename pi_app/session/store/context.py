@@ -90,10 +90,16 @@ class SessionContext:
             return ResumedHistory(self.messages)
         early = self._early
         items: list[AgentMessage | Deferred[AgentMessage]] = []
-        for i, (entry, built) in enumerate(self.sources):
+        for i, src in enumerate(self.sources):
             if i not in early:
-                items.append(_PendingMessage(entry, built, self.warnings))
-            elif (msg := early[i]) is not None:  # typed by system_messages() (an unusable one: reported)
+                role = _role_head(src)
+                if role and role != "system":
+                    items.append(_PendingMessage(src[0], src[1], self.warnings, role))
+                    continue
+                # System messages (few; their text shapes the system prompt) and messages whose role is not
+                # known from their line are typed now: every Deferred can tell its role untyped.
+                early[i] = _typed(src[0], src[1], self.warnings)
+            if (msg := early[i]) is not None:  # (an unusable one was reported)
                 items.append(msg)
         return ResumedHistory(items)
 
@@ -127,13 +133,20 @@ _SETTLE_AT = 5_000  # messages; below this a full GC pass is cheap enough
 class _PendingMessage(Deferred[AgentMessage]):
     """One stored message, typed (or reported unusable) when the history first reads it."""
 
-    __slots__ = ("entry", "built", "warnings")
+    __slots__ = ("entry", "built", "warnings", "_role")
 
-    def __init__(self, entry: Entry, built: dict[str, Any] | None, warnings: list[str] | None) -> None:
+    def __init__(
+        self, entry: Entry, built: dict[str, Any] | None, warnings: list[str] | None, role: str
+    ) -> None:
         super().__init__()
         self.entry = entry
         self.built = built
         self.warnings = warnings
+        self._role = role
+
+    @property
+    def role(self) -> str:
+        return self._role
 
     def make(self) -> AgentMessage | None:
         return _typed(self.entry, self.built, self.warnings)

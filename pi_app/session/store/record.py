@@ -179,7 +179,7 @@ class LineSource:
 
 
 _SPAN_BITS = 32  # a line's place in its file, packed in one int: offset << 32 | length
-INLINE_LINE_BYTES = 1024  # lines up to this size are kept in memory
+INLINE_LINE_BYTES = 256  # lines up to this size are kept in memory
 
 
 class EntryRecord:
