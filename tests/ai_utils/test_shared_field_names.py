@@ -73,3 +73,20 @@ def test_models_built_in_code_behave_as_before() -> None:
     usage = Usage()
     usage.input = 5
     assert Usage().model_fields_set == set() and usage.model_fields_set == {"input"}
+
+
+def test_short_lived_models_keep_their_own_sets_and_sharing_resumes_after() -> None:
+    from pi_app.ai.types import short_lived_models
+
+    kept = _resumed()
+    with short_lived_models():
+        with short_lived_models():  # nested: sharing resumes only when the outer one ends
+            pass
+        a, b = _resumed(), _resumed()
+        assert a == b == kept
+        assert a.model_fields_set == b.model_fields_set and a.model_fields_set is not b.model_fields_set
+        a.errorMessage = "boom"
+        assert "errorMessage" in a.model_fields_set and "errorMessage" not in b.model_fields_set
+    after = _resumed()
+    assert after.model_fields_set is kept.model_fields_set
+    assert after.usage.model_extra is kept.usage.model_extra

@@ -20,7 +20,7 @@ from pi_app.ai.models import provider_thinking_value, supports_xhigh
 from pi_app.ai.options import StreamOptions, payload_hook_active
 from pi_app.ai.providers.http_common import http_client_options
 from pi_app.ai.providers.sdk_import import defer_sdk_packages
-from pi_app.ai.types import Context, Model
+from pi_app.ai.types import Context, Model, short_lived_models
 
 # Before this module's first ``import openai``: the SDK's type catalogue loads only where it is used.
 defer_sdk_packages()
@@ -84,7 +84,8 @@ async def request_params(
     built (``one_pass``), so the transcript is never held as dicts and lists."""
     if not payload_hook_active(options.on_payload):
         try:
-            return one_pass(model, context, options)
+            with short_lived_models():  # each message is typed, encoded and dropped
+                return one_pass(model, context, options)
         except ValueError:
             pass  # something pydantic-core cannot encode: plain dicts, which the SDK's way may still send
     return await apply_on_payload(options, as_dicts(model, context, options), model)
