@@ -1,6 +1,6 @@
 """The ``anthropic-messages`` provider: streams Claude replies through the official ``anthropic`` SDK.
 
-The SDK is imported inside :func:`stream_anthropic` (importing it costs over a second). The request
+The SDK is imported inside :func:`stream_anthropic`, its type catalogue deferred (``sdk_import``). The request
 body is built by :mod:`pi_app.ai.providers.anthropic_request`; this module drives the SSE events into a
 :class:`MessageBuilder` and turns every failure (HTTP status, dropped connection, stall, abort) into the
 final error event.
@@ -38,9 +38,12 @@ from pi_app.ai.providers.http_common import (
     next_item,
     resolve_api_key,
 )
+from pi_app.ai.providers.sdk_import import defer_sdk_packages
 from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
 from pi_app.ai.types import Context, Model
+
+defer_sdk_packages()  # before the SDK is first imported (inside stream_anthropic)
 
 _STOP_REASONS = {
     "end_turn": "stop",

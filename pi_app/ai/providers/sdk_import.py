@@ -1,36 +1,54 @@
-"""Import the ``openai`` SDK without running its type catalogue's package ``__init__`` modules.
+"""Import the provider SDKs (``openai``, ``anthropic``) without running their type catalogues' package
+``__init__`` modules.
 
-The SDK re-exports every generated request and response type from package ``__init__`` modules
-(``openai.types``, ``openai.resources``, ``openai.lib`` and their subpackages), and the client reaches
-those packages on its way in: ``import openai`` loads ~520 modules, about 0.5 s of CPU before the first
-request. We build request bodies as JSON and parse events through a few named models, so almost none of
-that catalogue is ever used. With the bodies deferred it loads ~135 modules (~0.15 s).
+Both SDKs re-export every generated request and response type from package ``__init__`` modules
+(``types``, ``resources``, ``lib`` and their subpackages; ``anthropic``'s top-level ``__init__`` too), and the
+clients reach those packages on their way in: ``import openai`` loads ~520 modules (~0.5 s of CPU), ``import
+anthropic`` ~2,500 (1.7-2 s). We build request bodies as JSON and read events as plain JSON or through a
+few named models, so almost none of that catalogue is ever used.
 
 :func:`defer_sdk_packages` installs a meta-path finder that defers the *body* of each such package
-``__init__`` until one of its attributes is first read. The package itself exists with its ``__path__``,
-so submodules import as usual, and code that does reach for a re-exported name (``openai.types.Batch``,
-``from openai.types import Batch``) gets it, loaded at that moment. Nothing is copied or patched in the
-SDK; only when its package bodies run changes.
+``__init__``. The package itself exists with its ``__path__``, so submodules import as usual. A name its
+body would import from one of its modules (``from .beta_message import BetaMessage as BetaMessage``, read
+from the source) is taken from that module alone, and ``from package import submodule`` imports just the
+submodule; any other name (or a dunder) runs the body first, so everything the SDK exports still resolves.
+Nothing is copied or patched in the SDK; only when (and whether) its package bodies run changes. The client
+then loads ~135 modules for ``openai`` and ~1,000 for ``anthropic``, whose own leaf modules import big unions
+of request types (its tracing helpers).
 
-Not used for ``anthropic``: its top-level ``__init__`` imports leaf modules of the catalogue itself
-(``types.shared``, ``lib.streaming``, tracing), so deferring package bodies saves next to nothing there.
+Not deferred: ``anthropic._vendor``, whose packages may fail to import on purpose (an optional extra, caught
+where the SDK imports them), and the top-level ``openai`` package, which is light.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import threading
 from collections.abc import Sequence
 from types import ModuleType
 
-# Packages whose ``__init__`` only re-exports generated types, resources or helpers.
-DEFERRED_ROOTS: tuple[str, ...] = ("openai.types", "openai.resources", "openai.lib")
+# Packages (with every package under them) whose ``__init__`` only re-exports generated types, resources or
+# helpers, and single packages deferred without the ones under them.
+DEFERRED_ROOTS: tuple[str, ...] = (
+    "openai.types",
+    "openai.resources",
+    "openai.lib",
+    "anthropic.types",
+    "anthropic.resources",
+    "anthropic.lib",
+)
+DEFERRED_PACKAGES: tuple[str, ...] = ("anthropic",)
 
 
 def _deferred(fullname: str) -> bool:
-    return any(fullname == root or fullname.startswith(root + ".") for root in DEFERRED_ROOTS)
+    return fullname in DEFERRED_PACKAGES or any(
+        fullname == root or fullname.startswith(root + ".") for root in DEFERRED_ROOTS
+    )
 
 
 class _DeferredBody(importlib.abc.Loader):
@@ -51,6 +69,10 @@ class _DeferredBody(importlib.abc.Loader):
 
         def __getattr__(name: str) -> object:
             nonlocal ran
+            if not ran and not name.startswith("__"):
+                found = _without_body(module, name)
+                if found is not _NOT_FOUND:
+                    return found
             with lock:
                 if not ran:
                     ran = True
@@ -68,6 +90,53 @@ class _DeferredBody(importlib.abc.Loader):
             raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
 
         module.__dict__["__getattr__"] = __getattr__
+
+
+_NOT_FOUND = object()
+_REEXPORTS: dict[str, dict[str, tuple[str | None, str | None]]] = {}
+
+
+def _reexports(module: ModuleType) -> dict[str, tuple[str | None, str | None]]:
+    """What a package's body binds by plain relative imports at its top level: name -> (submodule, attribute
+    of it), the attribute None for a submodule itself. Read from its source, once."""
+    key = module.__name__
+    known = _REEXPORTS.get(key)
+    if known is None:
+        known = _REEXPORTS[key] = {}
+        origin = module.__spec__.origin if module.__spec__ is not None else None
+        try:
+            with open(origin or "", "rb") as fh:
+                tree = ast.parse(fh.read())
+        except (OSError, SyntaxError, ValueError):
+            return known  # unknown: every name runs the body
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    bound = alias.asname or alias.name
+                    known[bound] = (node.module, alias.name) if node.module else (alias.name, None)
+    return known
+
+
+def _without_body(module: ModuleType, name: str) -> object:
+    """``module.name`` without running the package's body where that can be known: a name its body imports
+    from one of its modules (``from .beta_message import BetaMessage``) comes from that module, and a
+    submodule (``from package import submodule``, as the SDK's own modules do) is imported as such.
+    ``_NOT_FOUND`` otherwise (the body runs then)."""
+    hit = _reexports(module).get(name)
+    if hit is not None:
+        sub, attr = hit
+        target = importlib.import_module(f"{module.__name__}.{sub}")
+        value = target if attr is None else getattr(target, attr, _NOT_FOUND)
+        if value is not _NOT_FOUND:
+            module.__dict__[name] = value  # as the body would bind it
+        return value
+    full = f"{module.__name__}.{name}"
+    found = sys.modules.get(full)
+    if found is None and importlib.util.find_spec(full) is not None:
+        found = importlib.import_module(full)
+    return _NOT_FOUND if found is None else found
 
 
 class _DeferringFinder(importlib.abc.MetaPathFinder):
