@@ -64,3 +64,25 @@ async def test_prompt_on_a_lazy_history_sends_what_an_eager_one_does(project: Pa
     strip = [m.model_dump(exclude={"timestamp"}) for m in first.messages]
     assert strip == [m.model_dump(exclude={"timestamp"}) for m in second.messages]
     assert len(first.messages) > 390
+
+
+async def test_compacting_a_lazy_history_summarizes_all_of_it(project: Path, faux) -> None:
+    """Compaction reads every stored message (to cut and to summarize): the untyped ones are typed for it."""
+    path = project / "s.jsonl"
+    _session(path, 400)
+    first_user = text_of(
+        next(
+            m
+            for m in SessionManager.open(path).build_session_context().messages
+            if isinstance(m, UserMessage)
+        ).content
+    )
+    lazy = await make_session(project, session=SessionManager.open(path), tools=None, lazy_history=True)
+    assert lazy.untyped_messages > 390
+    faux.enqueue(faux_text("the summary"))
+    result = await lazy.compact()
+    assert result.summary.startswith("the summary")
+    (request,) = faux.requests
+    assert first_user[:40] in str([m.model_dump() for m in request.messages])  # the oldest turn summarized
+    assert lazy.untyped_messages == 0
+    assert "the summary" in str([m.model_dump() for m in lazy.messages])
