@@ -7,11 +7,9 @@ lazily built schemas exist.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
+from tests.fresh_interpreter import run_fresh
 from tests.modes import scripts
 from tests.modes.harness import make_env
 
@@ -37,14 +35,7 @@ def test_a_fresh_print_run_types_no_sdk_event_builds_no_message_adapter_and_no_e
     env = make_env(tmp_path)
     env.write_models(loopback.url, api)
     loopback.add(scripts.text(api, "hello"))
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        cwd=env.project,
-        env=env.env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_fresh(SCRIPT, cwd=env.project, env=env.env())
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "hello"

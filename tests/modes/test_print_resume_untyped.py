@@ -8,11 +8,10 @@ session's history held afterwards.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from pi_app.session.store import SessionManager
+from tests.fresh_interpreter import run_fresh
 from tests.modes import scripts
 from tests.modes.harness import make_env
 from tests.perf.session_gen import linear_session
@@ -59,14 +58,7 @@ def test_a_print_run_types_each_stored_message_for_its_request_only(tmp_path, lo
     bad_id, bad_line = _bad_line(path)
     eager = SessionManager.open(path).build_session_context().messages  # what an eager resume sends
     loopback.add(scripts.text("openai-completions", "hello"))
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(path)],
-        cwd=env.project,
-        env=env.env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_fresh(SCRIPT, str(path), cwd=env.project, env=env.env(), timeout=120)
     assert done.returncode == 0, done.stderr
     out = done.stdout.splitlines()
     assert out[0] == "hello"

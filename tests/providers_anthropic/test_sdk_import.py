@@ -8,10 +8,7 @@ top-level package's body (its logging set-up, the AWS/Vertex/Bedrock clients) as
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-
+from tests.fresh_interpreter import run_fresh
 from tests.loopback.anthropic_wire import anthropic_ok, text_block
 from tests.loopback.server import LoopbackServer
 
@@ -39,12 +36,7 @@ print(bool(anthropic.__version__), anthropic.AnthropicVertex.__name__, "anthropi
 def test_the_sdk_loads_a_fraction_and_every_name_still_resolves() -> None:
     with LoopbackServer() as server:
         server.add(anthropic_ok(text_block(0, "hello")))
-        done = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(SCRIPT.format(url=server.url))],
-            capture_output=True,
-            text=True,
-            timeout=90,
-        )
+        done = run_fresh(SCRIPT.format(url=server.url), timeout=90)
     assert done.returncode == 0, done.stderr
     text, count, heavy, names, missing, full = done.stdout.strip().splitlines()
     assert text == "hello"

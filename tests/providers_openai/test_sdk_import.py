@@ -7,10 +7,7 @@ and a count of what it loaded, then names read from the deferred packages, from 
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-
+from tests.fresh_interpreter import run_fresh
 from tests.loopback.openai_wire import chat_text_stream
 from tests.loopback.server import LoopbackServer
 
@@ -47,12 +44,7 @@ print(hasattr(openai.types, "NoSuchType"), openai.resources.chat.AsyncChat.__nam
 def test_the_sdk_loads_a_fraction_and_every_name_still_resolves() -> None:
     with LoopbackServer() as server:
         server.add(chat_text_stream("hello"))
-        done = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(SCRIPT.format(url=server.url))],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = run_fresh(SCRIPT.format(url=server.url))
     assert done.returncode == 0, done.stderr
     text, count, heavy, threads, names, missing = done.stdout.strip().splitlines()
     assert text == "hello"
