@@ -59,6 +59,7 @@ from pi_app.session.session_setup import (
     system_prompt_for,
     tool_options_from_settings,
 )
+from pi_app.session.slash_commands import slash_commands
 from pi_app.session.stats import (
     ContextUsage,
     SessionStats,
@@ -68,8 +69,9 @@ from pi_app.session.stats import (
 )
 from pi_app.session.store import SessionManager
 from pi_app.session.store.record import EntryRecord
+from pi_app.session.tool_registry import ToolRegistry
 from pi_app.session.user_bash import BashResult, UserShell
-from pi_app.tools import ALL_TOOL_NAMES, create_tool
+from pi_app.tools import ALL_TOOL_NAMES
 from pi_app.tools.options import ToolOptions
 
 if TYPE_CHECKING:
@@ -129,12 +131,7 @@ class AgentSession:
         tool_options.image_limits = self.image_limits  # read resizes images for the current model
         self._base_system_prompt = agent.state.system_prompt
         self.hooks: SessionHooks = NO_HOOKS
-        # tools beside the built-ins (SDK custom tools, extension tools), by name; active ones are in the agent
-        # built-in tools made once (they share the session's tool options) and reused when reactivated
-        self._builtin_tools: dict[str, AgentTool] = {}
-        self._extra_tools: dict[str, AgentTool] = {
-            t.name: t for t in agent.state.tools if t.name not in ALL_TOOL_NAMES
-        }
+        self._tools = ToolRegistry(cwd, tool_options, agent.state.tools)  # the active ones are the agent's
         self._run = RunState()
         self._events = EventHub()
         self._queue = InputQueue(agent)
@@ -742,40 +739,25 @@ class AgentSession:
     # ================================================================== tools
     def get_all_tools(self) -> list[AgentTool]:
         """Every tool the session can activate: the built-ins, then SDK and extension tools."""
-        builtins = self._builtin_tools
-        for tool in self.agent.state.tools:
-            if tool.name in ALL_TOOL_NAMES and tool.name not in self._extra_tools:
-                builtins.setdefault(tool.name, tool)
-        out = [
-            builtins.get(n) or builtins.setdefault(n, create_tool(n, self.cwd, self._tool_options))
-            for n in ALL_TOOL_NAMES
-            if n not in self._extra_tools  # an extension tool overrides a built-in
-        ]
-        return out + list(self._extra_tools.values())
+        return self._tools.all(self.agent.state.tools)
 
     def add_tool(self, tool: AgentTool, activate: bool = True) -> None:
         """Register a tool (replacing one of the same name, built-in or not) and optionally activate it."""
         was_active = tool.name in self.tool_names
-        self._extra_tools[tool.name] = tool
+        self._tools.add(tool)
         names = self.tool_names
         if activate and not was_active:
             names.append(tool.name)
         self.set_active_tools(names)
 
     def remove_tool(self, name: str) -> None:
-        if self._extra_tools.pop(name, None) is not None:
+        if self._tools.remove(name):
             self.set_active_tools([n for n in self.tool_names if n != name or n in ALL_TOOL_NAMES])
 
     def set_active_tools(self, names: list[str]) -> None:
         """Activate exactly ``names`` (unknown names are ignored) and rebuild the system prompt; the agent
         loop records the change in the transcript's tool log before the next request."""
-        by_name = {t.name: t for t in self.get_all_tools()}
-        chosen: list[AgentTool] = []
-        for name in dict.fromkeys(names):
-            tool = by_name.get(name)
-            if tool is not None:
-                chosen.append(tool)
-        self.agent.set_tools(chosen)
+        self.agent.set_tools(self._tools.choose(names, self.agent.state.tools))
         self._rebuild_system_prompt()
 
     def _rebuild_system_prompt(self) -> None:
@@ -847,29 +829,11 @@ class AgentSession:
     def get_commands(self) -> list[dict[str, Any]]:
         """Extension commands, prompt templates and skills as slash commands (completion, RPC
         ``get_commands``), in pi's order."""
-        out: list[dict[str, Any]] = list(self.hooks.command_infos())
-        out += [
-            {
-                "name": t.name,
-                "description": t.description,
-                "source": "prompt",
-                "location": t.source,
-                "path": t.file_path,
-            }
-            for t in self._resources.prompt_templates
-        ]
-        if self.settings.settings.enableSkillCommands:
-            out += [
-                {
-                    "name": f"skill:{s.name}",
-                    "description": s.description,
-                    "source": "skill",
-                    "location": s.source,
-                    "path": s.file_path,
-                }
-                for s in self._resources.skills
-            ]
-        return out
+        resources = self._resources
+        with_skills = bool(self.settings.settings.enableSkillCommands)
+        return slash_commands(
+            self.hooks.command_infos(), resources.prompt_templates, resources.skills, with_skills
+        )
 
     def add_resource_paths(self, skill_paths: list[str], prompt_paths: list[str]) -> None:
         """More skill and prompt-template locations (extensions' ``resources_discover``); loaded now."""
