@@ -9,17 +9,20 @@ request from a 50,000-message history then never holds all the typed messages at
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
-_UNSET: Any = object()
+UNSET: Any = object()  # not typed yet (None is a typed unusable message)
+_UNSET = UNSET
 
 
-class Deferred(ABC, Generic[T]):
-    """One message not typed yet; :meth:`value` types it once (None: unusable, to be dropped)."""
+class Deferred(Generic[T]):
+    """One message not typed yet; :meth:`value` types it once (None: unusable, to be dropped).
+
+    A plain base class, not an ABC: transcripts ask ``isinstance(m, Deferred)`` of every message, and an
+    ABC's check costs four times a plain one's. Subclasses give :attr:`role` and :meth:`make`."""
 
     __slots__ = ("_value",)
 
@@ -27,13 +30,13 @@ class Deferred(ABC, Generic[T]):
         self._value: T | None | object = _UNSET
 
     @property
-    @abstractmethod
     def role(self) -> str | None:
         """The message's role as stored, known without typing it (it may still turn out unusable)."""
+        raise NotImplementedError
 
-    @abstractmethod
     def make(self) -> T | None:
         """Build the typed message (None: unusable, reported by ``make``)."""
+        raise NotImplementedError
 
     def value(self) -> T | None:
         # Memoized: copies of a history share their Deferreds, so each message is typed once.
