@@ -171,13 +171,13 @@ def _entry_from_line(
     read from the line's prefix where possible, its body left in the file; anything else parsed now to be
     checked."""
     cut = not raw.endswith(b"\n")
-    body = raw if cut else raw[:-1]
-    m = _PI_PREFIX_B.match(body)
+    # the line's bytes are searched as read (with the newline): no copy of every line
+    m = _PI_PREFIX_B.match(raw)
     compact = m is not None  # pi's own spacing: the byte patterns below are written for it
     if m is None:
-        m = _PREFIX_B.match(body)
+        m = _PREFIX_B.match(raw)
     # A line without its newline is parsed in full: that is where a crash leaves a cut line.
-    if m is not None and not cut and body.endswith(b"}"):
+    if m is not None and not cut and raw.endswith(b"}\n"):
         kind, eid, parent, ts, role, text = m.groups()
         fields = (intern(kind.decode()), eid.decode(), parent.decode() if parent else None, ts.decode())
         head = None
@@ -185,15 +185,16 @@ def _entry_from_line(
             has_text, hidden = text is not None, None
             if not has_text and role == b"assistant" and compact:
                 # what the tree would read the line for, judged from the bytes at hand
-                if text_after_parts(body, m.end()):
+                if text_after_parts(raw, m.end()):
                     has_text = True  # thinking first, then text
-                elif _NONBLANK_TEXT_B.search(body, m.end()) is None:
-                    hidden = hidden_from_stops(_STOP_REASON_B.findall(body))  # tool calls only (or failed)
+                elif _NONBLANK_TEXT_B.search(raw, m.end()) is None:
+                    hidden = hidden_from_stops(_STOP_REASON_B.findall(raw))  # tool calls only (or failed)
             key = (role, has_text, hidden)
             head = _HEADS.get(key)
             if head is None:
                 head = _HEADS[key] = message_head(role.decode(), has_text, hidden)
-        return EntryRecord.at(src, offset, body, lineno, fields, head)
+        return EntryRecord.at(src, offset, raw, len(raw) - 1, lineno, fields, head)
+    body = raw if cut else raw[:-1]
     if not body.strip():
         return None
     where = f"{src.path}:{lineno}"
@@ -220,7 +221,7 @@ def _entry_from_line(
             parent if isinstance(parent, str) else None,
             ts if isinstance(ts, str) else "",
         )
-        return EntryRecord.at(src, offset, body, lineno, fields, head_of(obj))
+        return EntryRecord.at(src, offset, body, len(body), lineno, fields, head_of(obj))
     return None
 
 
