@@ -6,6 +6,7 @@ load/save cycle. Serialise with :func:`dump` so optional fields that are unset a
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -115,6 +116,7 @@ def _set_interning(on: bool) -> None:
 
 _set_interning(True)
 _short_lived_depth = 0
+_short_lived_lock = threading.Lock()
 
 
 @contextmanager
@@ -124,15 +126,17 @@ def short_lived_models() -> Iterator[None]:
     they do not keep (~2 µs per message, a tenth of a resumed 50k-message request's typing). For
     synchronous stretches of code; a model made meanwhile elsewhere just keeps its own (equal) set."""
     global _short_lived_depth
-    _short_lived_depth += 1
-    if _short_lived_depth == 1:
-        _set_interning(False)
+    with _short_lived_lock:  # (another thread's request may be encoding too)
+        _short_lived_depth += 1
+        if _short_lived_depth == 1:
+            _set_interning(False)
     try:
         yield
     finally:
-        _short_lived_depth -= 1
-        if _short_lived_depth == 0:
-            _set_interning(True)
+        with _short_lived_lock:
+            _short_lived_depth -= 1
+            if _short_lived_depth == 0:
+                _set_interning(True)
 
 
 # ---------------------------------------------------------------- content blocks

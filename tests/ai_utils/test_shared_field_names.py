@@ -90,3 +90,25 @@ def test_short_lived_models_keep_their_own_sets_and_sharing_resumes_after() -> N
     after = _resumed()
     assert after.model_fields_set is kept.model_fields_set
     assert after.usage.model_extra is kept.usage.model_extra
+
+
+def test_short_lived_models_from_threads_at_once_leave_sharing_on() -> None:
+    import threading
+
+    from pi_app.ai.types import WireModel, short_lived_models
+
+    start = threading.Barrier(4)
+
+    def encode_many() -> None:
+        start.wait()
+        for _ in range(300):
+            with short_lived_models():
+                _resumed()
+
+    threads = [threading.Thread(target=encode_many) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert "__pydantic_fields_set__" in WireModel.__dict__
+    assert _resumed().model_fields_set is _resumed().model_fields_set
