@@ -14,6 +14,8 @@ import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
+from pydantic_core import to_json as _to_json  # (loaded with pydantic, which the types need)
+
 from pi_app.ai.abort import AbortError, race_abort
 from pi_app.ai.env_keys import get_env_api_key
 from pi_app.ai.models import provider_thinking_value, supports_xhigh
@@ -121,9 +123,7 @@ _CHUNK = 1 << 20  # bytes per write of a streamed request body
 def encode_json(value: Any) -> bytes:
     """Compact UTF-8 JSON, non-ASCII kept, as the SDK sends it; NaN and Infinity become null as in
     JSON.stringify. Raises ValueError (pydantic-core's error) for what cannot be encoded."""
-    import pydantic_core
-
-    return pydantic_core.to_json(value, inf_nan_mode="null")
+    return _to_json(value, inf_nan_mode="null")
 
 
 class EncodedArray:
