@@ -3,7 +3,10 @@ steps, an unusable message is then reported in the chat, and the chat and ↑ co
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import pytest
 
 from pi_app.ai.providers.faux import faux_text
 from pi_app.ai.text import text_of
@@ -86,3 +89,34 @@ async def test_compacting_a_lazy_history_summarizes_all_of_it(project: Path, fau
     assert first_user[:40] in str([m.model_dump() for m in request.messages])  # the oldest turn summarized
     assert lazy.untyped_messages == 0
     assert "the summary" in str([m.model_dump() for m in lazy.messages])
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "pi073/compacted.jsonl",
+        "pi073/branched.jsonl",
+        "pi073/scratch.continued-by-pi.jsonl",
+        "pi16/compacted.jsonl",
+    ],
+)
+async def test_sessions_of_every_kind_send_the_same_request_lazy_or_eager(
+    project: Path, faux, fixture: str
+) -> None:
+    """Compaction and branch summaries, custom and bash messages (typed up front or when converted) and stored
+    LLM messages (typed only by the request): the request is the eager history's, message for message."""
+    requests = []
+    for lazy in (False, True):
+        path = project / f"{lazy}.jsonl"
+        shutil.copy(FIXTURES / fixture, path)
+        faux.enqueue(faux_text("answer"))
+        session = await make_session(
+            project, session=SessionManager.open(path), tools=None, lazy_history=lazy
+        )
+        await session.prompt("next")
+        requests.append([m.model_dump(exclude={"timestamp"}) for m in faux.requests[-1].messages])
+    eager, lazy_sent = requests
+    assert len(eager) > 2 and lazy_sent == eager
