@@ -38,6 +38,7 @@ def test_the_sdk_loads_a_fraction_and_every_name_still_resolves() -> None:
         server.add(anthropic_ok(text_block(0, "hello")))
         done = run_fresh(SCRIPT.format(url=server.url), timeout=90)
     assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
     text, count, heavy, names, missing, full = done.stdout.strip().splitlines()
     assert text == "hello"
     # the whole SDK is ~2,500 modules; the client, its errors, streaming and tracing helpers ~1,000

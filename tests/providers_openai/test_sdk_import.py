@@ -33,7 +33,7 @@ def read():
 threads = [threading.Thread(target=read) for _ in range(4)]
 for t in threads: t.start()
 for t in threads: t.join()
-print(sorted(set(got)))
+print(sorted(got))
 from openai.types import Batch
 from openai.types.chat import ChatCompletion
 print(Batch.__module__, ChatCompletion.__module__, openai.types.Completion.__name__)
@@ -46,11 +46,12 @@ def test_the_sdk_loads_a_fraction_and_every_name_still_resolves() -> None:
         server.add(chat_text_stream("hello"))
         done = run_fresh(SCRIPT.format(url=server.url))
     assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
     text, count, heavy, threads, names, missing = done.stdout.strip().splitlines()
     assert text == "hello"
-    # the full SDK is ~520 modules; the client, errors, streaming and the chat chunk model ~135
-    assert int(count) < 250, count
+    # the full SDK is ~520 modules; the client, errors and streaming ~40
+    assert int(count) < 100, count
     assert heavy == "False False"
-    assert threads == "['Response']"
+    assert threads == "['Response', 'Response', 'Response', 'Response']"  # each thread got it
     assert names == "openai.types.batch openai.types.chat.chat_completion Completion"
     assert missing == "False AsyncChat"

@@ -2,7 +2,7 @@
 ``__init__`` modules.
 
 Both SDKs re-export every generated request and response type from package ``__init__`` modules
-(``types``, ``resources``, ``lib`` and their subpackages; ``anthropic``'s top-level ``__init__`` too), and the
+(``types``, ``resources``, ``lib`` and their subpackages, and the top-level ``__init__``s), and the
 clients reach those packages on their way in: ``import openai`` loads ~520 modules (~0.5 s of CPU), ``import
 anthropic`` ~2,500 (1.7-2 s). We build request bodies as JSON and read events as plain JSON or through a
 few named models, so almost none of that catalogue is ever used.
@@ -13,11 +13,12 @@ body would import from one of its modules (``from .beta_message import BetaMessa
 from the source) is taken from that module alone, and ``from package import submodule`` imports just the
 submodule; any other name (or a dunder) runs the body first, so everything the SDK exports still resolves.
 Nothing is copied or patched in the SDK; only when (and whether) its package bodies run changes. The client
-then loads ~135 modules for ``openai`` and ~1,000 for ``anthropic``, whose own leaf modules import big unions
+then loads ~40 modules for ``openai`` and ~1,000 for ``anthropic``, whose own leaf modules import big unions
 of request types (its tracing helpers).
 
-Not deferred: ``anthropic._vendor``, whose packages may fail to import on purpose (an optional extra, caught
-where the SDK imports them), and the top-level ``openai`` package, which is light.
+The top-level packages are deferred by themselves (``openai``'s imports its Azure, Bedrock and module-level
+client helpers); their other subpackages are not: ``anthropic._vendor``'s may fail to import on purpose (an
+optional extra, caught where the SDK imports them).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ DEFERRED_ROOTS: tuple[str, ...] = (
     "anthropic.resources",
     "anthropic.lib",
 )
-DEFERRED_PACKAGES: tuple[str, ...] = ("anthropic",)
+DEFERRED_PACKAGES: tuple[str, ...] = ("openai", "anthropic")
 
 
 def _deferred(fullname: str) -> bool:
@@ -76,11 +77,14 @@ class _DeferredBody(importlib.abc.Loader):
             with lock:
                 if not ran:
                     ran = True
-                    del module.__dict__["__getattr__"]  # the body may define its own
                     if module.__spec__ is not None:
                         module.__spec__.loader = real
                     module.__loader__ = real
+                    # Kept while the body runs: another thread reading a name it has not bound yet waits
+                    # for it on the lock above instead of failing.
                     real.exec_module(module)
+                    if module.__dict__.get("__getattr__") is __getattr__:  # (the body may define its own)
+                        del module.__dict__["__getattr__"]
             namespace = module.__dict__
             if name in namespace:
                 return namespace[name]
@@ -94,6 +98,9 @@ class _DeferredBody(importlib.abc.Loader):
 
 _NOT_FOUND = object()
 _REEXPORTS: dict[str, dict[str, tuple[str | None, str | None]]] = {}
+# one ast.parse at a time: CPython 3.11's is not thread-safe (two threads at once can fail with "AST
+# constructor recursion depth mismatch"), and the app warms the SDK in a thread
+_PARSE_LOCK = threading.Lock()
 
 
 def _reexports(module: ModuleType) -> dict[str, tuple[str | None, str | None]]:
@@ -102,13 +109,13 @@ def _reexports(module: ModuleType) -> dict[str, tuple[str | None, str | None]]:
     key = module.__name__
     known = _REEXPORTS.get(key)
     if known is None:
-        known = _REEXPORTS[key] = {}
+        known = {}
         origin = module.__spec__.origin if module.__spec__ is not None else None
         try:
-            with open(origin or "", "rb") as fh:
+            with open(origin or "", "rb") as fh, _PARSE_LOCK:
                 tree = ast.parse(fh.read())
         except (OSError, SyntaxError, ValueError):
-            return known  # unknown: every name runs the body
+            tree = ast.Module(body=[], type_ignores=[])  # unknown: every name runs the body
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 for alias in node.names:
@@ -116,6 +123,7 @@ def _reexports(module: ModuleType) -> dict[str, tuple[str | None, str | None]]:
                         continue
                     bound = alias.asname or alias.name
                     known[bound] = (node.module, alias.name) if node.module else (alias.name, None)
+        _REEXPORTS[key] = known  # published whole: another thread never sees it half read
     return known
 
 
