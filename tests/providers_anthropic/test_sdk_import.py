@@ -2,8 +2,8 @@
 1.7-2 s of CPU before the first request), and every name it exports still resolves when asked for.
 
 One fresh interpreter (the test worker may have imported the SDK already): a real Messages request and a
-count of what it loaded, then names read from the deferred packages, then a dunder, which runs the
-top-level package's body (its logging set-up, the AWS/Vertex/Bedrock clients) as a plain import would.
+count of what it loaded, then names read from the deferred packages. (That a dunder runs a deferred
+top-level body is checked with openai's, ~10x cheaper to load whole.)
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from anthropic.types import Message
 from anthropic.types.beta import BetaMessage
 print(anthropic.AsyncAnthropic.__name__, Message.__module__, BetaMessage.__module__)
 print(hasattr(anthropic.types, "NoSuchType"), anthropic.resources.messages.AsyncMessages.__name__)
-print(bool(anthropic.__version__), anthropic.AnthropicVertex.__name__, "anthropic.lib.vertex" in sys.modules)
 """
 
 
@@ -39,11 +38,10 @@ def test_the_sdk_loads_a_fraction_and_every_name_still_resolves() -> None:
         done = run_fresh(SCRIPT.format(url=server.url), timeout=90)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
-    text, count, heavy, names, missing, full = done.stdout.strip().splitlines()
+    text, count, heavy, names, missing = done.stdout.strip().splitlines()
     assert text == "hello"
     # the whole SDK is ~2,500 modules; the client, its errors, streaming and tracing helpers ~1,000
     assert int(count) < 1_400, count
     assert heavy == "False False"
     assert names == "AsyncAnthropic anthropic.types.message anthropic.types.beta.beta_message"
     assert missing == "False AsyncMessages"
-    assert full == "True AnthropicVertex True"

@@ -38,6 +38,8 @@ from openai.types import Batch
 from openai.types.chat import ChatCompletion
 print(Batch.__module__, ChatCompletion.__module__, openai.types.Completion.__name__)
 print(hasattr(openai.types, "NoSuchType"), openai.resources.chat.AsyncChat.__name__)
+# a dunder runs the deferred top-level body, as a plain import would (its Azure/Bedrock clients too)
+print("openai.lib.azure" in sys.modules, bool(openai.__version__), openai.AzureOpenAI.__name__)
 """
 
 
@@ -47,7 +49,7 @@ def test_the_sdk_loads_a_fraction_and_every_name_still_resolves() -> None:
         done = run_fresh(SCRIPT.format(url=server.url))
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
-    text, count, heavy, threads, names, missing = done.stdout.strip().splitlines()
+    text, count, heavy, threads, names, missing, full = done.stdout.strip().splitlines()
     assert text == "hello"
     # the full SDK is ~520 modules; the client, errors and streaming ~40
     assert int(count) < 100, count
@@ -55,3 +57,4 @@ def test_the_sdk_loads_a_fraction_and_every_name_still_resolves() -> None:
     assert threads == "['Response', 'Response', 'Response', 'Response']"  # each thread got it
     assert names == "openai.types.batch openai.types.chat.chat_completion Completion"
     assert missing == "False AsyncChat"
+    assert full == "False True AzureOpenAI"
