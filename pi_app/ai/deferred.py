@@ -15,7 +15,6 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 UNSET: Any = object()  # not typed yet (None is a typed unusable message)
-_UNSET = UNSET
 
 
 class Deferred(Generic[T]):
@@ -27,7 +26,7 @@ class Deferred(Generic[T]):
     __slots__ = ("_value",)
 
     def __init__(self) -> None:
-        self._value: T | None | object = _UNSET
+        self._value: T | None | object = UNSET
 
     @property
     def role(self) -> str | None:
@@ -40,14 +39,14 @@ class Deferred(Generic[T]):
 
     def value(self) -> T | None:
         # Memoized: copies of a history share their Deferreds, so each message is typed once.
-        if self._value is _UNSET:
+        if self._value is UNSET:
             self._value = self.make()
         return self._value  # type: ignore[return-value]
 
     def transient(self) -> T | None:
         """The typed message without keeping it (the kept one if typed already). An unusable message is
         remembered as such, so it is reported once however often it is read."""
-        if self._value is not _UNSET:
+        if self._value is not UNSET:
             return self._value  # type: ignore[return-value]
         built = self.make()
         if built is None:
