@@ -18,8 +18,8 @@ import pytest
 
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.openai_common import encode_body
-from pi_app.ai.providers.openai_completions import build_completions_params
-from pi_app.ai.types import Context, Model
+from pi_app.ai.providers.openai_completions import build_completions_body, build_completions_params
+from pi_app.ai.types import Context, Model, short_lived_models
 from pi_app.session.messages import convert_to_llm
 from pi_app.session.store import EntryRecord, SessionManager
 from tests.perf.session_gen import linear_session
@@ -109,3 +109,37 @@ def test_entries_off_the_active_path_are_never_parsed(tmp_path: Path) -> None:
     # Messages on the path are typed straight from their lines: no parsed dict is kept beside the model.
     on_path_messages = [r for r in records if r.id in path_ids and r.type == "message"]
     assert sum(parsed(r) for r in on_path_messages) <= 2, "only the few read for the model/first assistant"
+
+
+def _peak(run: Any) -> int:
+    gc.unfreeze()
+    tracemalloc.start()
+    try:
+        kept = run()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del kept
+    return peak
+
+
+def _one_shot(path: Path) -> bytes:
+    """The print path's resume: the history stays untyped; each message is typed while the body encodes it."""
+    mgr = SessionManager.open(path)
+    llm = convert_to_llm(mgr.build_session_context().history)
+    with short_lived_models():
+        params = build_completions_body(MODEL, Context.model_construct(messages=llm), StreamOptions())
+    pieces = encode_body(params)
+    assert pieces is not None
+    return b"".join(pieces)
+
+
+def test_a_one_shot_resume_never_holds_the_typed_transcript(tmp_path: Path) -> None:
+    """Issue 15's peak-memory target, structurally: the one-shot path's peak is a fraction of the eager
+    path's (which holds every typed message at once), and both send the same body."""
+    path = tmp_path / "s.jsonl"
+    linear_session(path, 2_000)
+    assert _one_shot(path) == _resume(path)[2]  # (also warms imports and schemas for both)
+    eager = _peak(lambda: _resume(path))
+    lazy = _peak(lambda: _one_shot(path))
+    assert lazy < eager * 0.6, (lazy, eager)  # 0.42 at this size (the body itself is in both)
