@@ -11,7 +11,6 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ...agent.history import Deferred, MessageHistory
-from ...ai.deferred import UNSET as _UNSET
 from ..messages import AgentMessage, iso_to_ms, parse_agent_message
 from .record import EntryRecord, bulk, collect_before_settling, settle_heap
 
@@ -90,16 +89,12 @@ class SessionContext:
         if "messages" in self.__dict__:
             return ResumedHistory(self.messages)
         early = self._early
-        warnings = self.warnings
         items: list[AgentMessage | Deferred[AgentMessage]] = []
-        append = items.append
         for i, src in enumerate(self.sources):
             if i not in early:
-                entry = src[0]
-                head = entry.message_head if src[1] is None and type(entry) is EntryRecord else None
-                role = head[0] if head is not None else _role_head(src)
+                role = _role_head(src)
                 if role and role != "system":
-                    append(_PendingMessage(entry, src[1], warnings, role))
+                    items.append(_PendingMessage(src[0], src[1], self.warnings, role))
                     continue
                 # System messages (few; their text shapes the system prompt) and messages whose role is not
                 # known from their line are typed now: every Deferred can tell its role untyped.
@@ -143,7 +138,7 @@ class _PendingMessage(Deferred[AgentMessage]):
     def __init__(
         self, entry: Entry, built: dict[str, Any] | None, warnings: list[str] | None, role: str
     ) -> None:
-        self._value = _UNSET  # (Deferred.__init__, inlined: one of these per stored message)
+        super().__init__()
         self.entry = entry
         self.built = built
         self.warnings = warnings

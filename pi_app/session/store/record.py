@@ -191,10 +191,11 @@ class EntryRecord:
         id: str,
         parent_id: str | None,
         timestamp: str,
-        raw: str | None = None,
+        raw: str | int | None = None,
         data: dict[str, Any] | None = None,
-        where: str = "",
+        where: str | int = "",
         message_head: MessageHead | None = None,
+        src: LineSource | None = None,
     ) -> None:
         self.type = type
         self.id = id
@@ -205,7 +206,7 @@ class EntryRecord:
         self._raw: str | int | None = raw  # the line, or its span in ``_src``
         self._data = data
         self._where: str | int = where  # "file:line", or the line number in ``_src``
-        self._src: LineSource | None = None
+        self._src = src
 
     @classmethod
     def at(
@@ -222,20 +223,11 @@ class EntryRecord:
         ``size`` bytes, which are the line).
 
         Short lines are kept as text (a read per line would cost more than it saves); long ones, where a
-        session's bytes are, stay in the file. Built slot by slot: one per line of a 50k-entry file.
+        session's bytes are, stay in the file.
         """
-        rec = cls.__new__(cls)
-        rec.type, rec.id, rec.parent_id, rec.timestamp = fields
-        rec.message_head = head
-        rec._raw = (
-            raw[:size].decode("utf-8", "surrogateescape")
-            if size <= INLINE_LINE_BYTES
-            else offset << _SPAN_BITS | size
-        )
-        rec._data = None
-        rec._where = lineno
-        rec._src = src
-        return rec
+        line = raw[:size].decode("utf-8", "surrogateescape") if size <= INLINE_LINE_BYTES else None
+        span = line if line is not None else offset << _SPAN_BITS | size
+        return cls(*fields, span, None, lineno, head, src)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EntryRecord:
