@@ -5,6 +5,7 @@ private ones."""
 from __future__ import annotations
 
 import copy
+import gc
 import pickle
 
 from pi_app.ai.types import AssistantMessage, TextContent, ToolCall, Usage, UserMessage
@@ -92,6 +93,26 @@ def test_short_lived_models_keep_their_own_sets_and_sharing_resumes_after() -> N
     assert after.usage.model_extra is kept.usage.model_extra
 
 
+def test_short_lived_models_pause_the_cyclic_gc_and_restore_it() -> None:
+    """Typed-and-dropped messages hold no cycles: GC passes over them are wasted while a body is built."""
+    from pi_app.ai.types import short_lived_models
+
+    assert gc.isenabled()
+    with short_lived_models():
+        assert not gc.isenabled()
+        with short_lived_models():
+            pass
+        assert not gc.isenabled()  # the outer block still runs
+    assert gc.isenabled()
+    gc.disable()  # off already (a bulk load): left off
+    try:
+        with short_lived_models():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_short_lived_models_from_threads_at_once_leave_sharing_on() -> None:
     import threading
 
@@ -111,4 +132,5 @@ def test_short_lived_models_from_threads_at_once_leave_sharing_on() -> None:
     for t in threads:
         t.join()
     assert "__pydantic_fields_set__" in WireModel.__dict__
+    assert gc.isenabled()
     assert _resumed().model_fields_set is _resumed().model_fields_set

@@ -80,3 +80,55 @@ def test_a_file_replaced_or_cut_under_us(tmp_path: Path) -> None:
     ctx = mgr.build_session_context()
     assert len(ctx.messages) < len(lines) // 2  # the lines held in the file are lost, without a crash
     assert any("skipped" in w for w in mgr.warnings)
+
+
+def _spans(data: bytes) -> list[tuple[int, int]]:
+    spans, at = [], 0
+    for line in data.splitlines(keepends=True):
+        spans.append((at, len(line.rstrip(b"\n"))))
+        at += len(line)
+    return spans
+
+
+def test_lines_are_read_through_a_window_in_any_order(tmp_path: Path, monkeypatch) -> None:
+    """A request reads a resumed history's lines in file order: one system call per window, not per
+    line. Reads backwards, at random, past the end of what was read, and of huge lines stay exact."""
+    import random
+
+    from pi_app.session.store import record
+
+    path = tmp_path / "big.jsonl"
+    _big(path, 3_000)
+    data = path.read_bytes()
+    spans = _spans(data)
+    src = record.LineSource(str(path))
+    calls: list[int] = []
+    real = record.LineSource._pread
+    monkeypatch.setattr(record.LineSource, "_pread", lambda self, o, n: calls.append(n) or real(self, o, n))
+
+    assert [src.read(o, n) for o, n in spans] == [data[o : o + n] for o, n in spans]
+    assert 0 < len(calls) <= len(data) // record._WINDOW_BYTES + 2, len(calls)
+
+    calls.clear()
+    backwards = [src.read(o, n) for o, n in reversed(spans)]
+    assert backwards == [data[o : o + n] for o, n in reversed(spans)]
+    assert len(calls) <= len(data) // record._WINDOW_BYTES + 2, len(calls)
+
+    order = list(spans)
+    random.Random(3).shuffle(order)
+    assert [src.read(o, n) for o, n in order] == [data[o : o + n] for o, n in order]
+
+    # Lines appended by another writer after the window was read: read whole, not cut at the window.
+    tail = b'{"type":"custom","id":"x","parentId":null,"timestamp":"t","data":"' + b"y" * 300 + b'"}\n'
+    src.read(*spans[-1])
+    with open(path, "ab") as fh:
+        fh.write(tail)
+    assert src.read(len(data), len(tail) - 1) == tail[:-1]
+
+    # A line bigger than the window is read on its own and not kept.
+    huge = b"z" * (3 * record._WINDOW_BYTES)
+    with open(path, "ab") as fh:
+        fh.write(huge + b"\n")
+    before = src._window
+    assert src.read(len(data) + len(tail), len(huge)) == huge
+    assert src._window is before
