@@ -19,6 +19,13 @@ def _transform_assistant(
     msg: AssistantMessage, model: Model, normalize: NormalizeId | None, id_map: dict[str, str]
 ) -> AssistantMessage:
     same = _is_same_model(msg, model)
+    if same:
+        # The usual case when resuming with the same model: only thinking blocks can change.
+        for block in msg.content:
+            if block.type == "thinking":
+                break
+        else:
+            return msg
     content: list[Any] = []
     for block in msg.content:
         if block.type == "thinking":

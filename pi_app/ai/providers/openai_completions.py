@@ -138,11 +138,31 @@ def _assistant_message(msg: Any, compat: dict[str, Any]) -> dict[str, Any] | Non
         "role": "assistant",
         "content": "" if compat["requiresAssistantAfterToolResult"] else None,
     }
+    # One pass over the blocks (every assistant turn of a resumed transcript comes through here).
+    texts: list[str] = []
+    thinking: list[Any] = []
+    calls: list[dict[str, Any]] = []
+    details: list[Any] = []
+    for b in msg.content:
+        kind = b.type
+        if kind == "text":
+            if b.text.strip():
+                texts.append(sanitize(b.text))
+        elif kind == "thinking":
+            if b.thinking.strip():
+                thinking.append(b)
+        elif kind == "toolCall":
+            fn = {"name": b.name, "arguments": js_json(b.arguments)}
+            calls.append({"id": b.id, "type": "function", "function": fn})
+            if b.thoughtSignature:
+                try:
+                    details.append(json.loads(b.thoughtSignature))
+                except ValueError:
+                    pass
     # Plain string content: some models mirror an array-of-parts structure back in their output.
-    text = "".join(sanitize(b.text) for b in msg.content if b.type == "text" and b.text.strip())
+    text = "".join(texts)
     if text:
         out["content"] = text
-    thinking = [b for b in msg.content if b.type == "thinking" and b.thinking.strip()]
     if thinking:
         if compat["requiresThinkingAsText"]:
             joined = "\n\n".join(b.thinking for b in thinking)
@@ -151,23 +171,8 @@ def _assistant_message(msg: Any, compat: dict[str, Any]) -> dict[str, Any] | Non
             # The signature names the field the server streamed reasoning in (reasoning_content, ...);
             # sending it back under that name lets e.g. llama.cpp + gpt-oss continue its reasoning.
             out[thinking[0].thinkingSignature] = "\n".join(b.thinking for b in thinking)
-    calls = [b for b in msg.content if b.type == "toolCall"]
     if calls:
-        out["tool_calls"] = [
-            {
-                "id": c.id,
-                "type": "function",
-                "function": {"name": c.name, "arguments": js_json(c.arguments)},
-            }
-            for c in calls
-        ]
-        details = []
-        for c in calls:
-            if c.thoughtSignature:
-                try:
-                    details.append(json.loads(c.thoughtSignature))
-                except ValueError:
-                    pass
+        out["tool_calls"] = calls
         if details:
             out["reasoning_details"] = details
     if not out["content"] and not calls:
