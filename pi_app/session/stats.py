@@ -223,6 +223,9 @@ def _fast_usage(line: bytes) -> tuple[int, int, int, int, float] | None:
 def _message_numbers(entry: Any) -> tuple[int, int, int, int, float] | None:
     """The usage numbers of an assistant message entry, else None. An unparsed line is read in place when it
     has pi's shape, else parsed for this read only (the session keeps its typed messages elsewhere)."""
+    head = getattr(entry, "message_head", None)  # a stored record's role, known without reading its line
+    if head is not None and head[0] != "assistant":
+        return None
     unparsed = getattr(entry, "unparsed_bytes", None)  # a stored record (not a dict made in this process)
     line = unparsed() if unparsed is not None else None
     if line is not None:
