@@ -194,8 +194,8 @@ class AssistantMessageView(Vertical):
         if not self._streaming:
             return
         text = self._live_text + delta
-        likely = self._should_freeze(text, markdown_split_point(text)) or len(text) >= SEGMENT_CHARS
-        if "\n" in delta and len(text) >= self._next_look and likely:
+        # (the cheap tests first: the line scan runs only for a delta that ends a line)
+        if "\n" in delta and len(text) >= self._next_look and self._likely_finished(text):
             # The line scan is cheap and says whether finished blocks are likely; where exactly, and their
             # rendering, are worked out in a thread while the live block keeps showing the text: the
             # interpreter hands the loop its turn every few milliseconds, where doing it on the loop (whole,
@@ -220,6 +220,11 @@ class AssistantMessageView(Vertical):
         """How many finished pieces of the streamed blocks are rendered and cached (drawn as they are by the
         live block and by the finished message)."""
         return sum(len(streamed.pieces) for streamed in self._streamed.values())
+
+    @classmethod
+    def _likely_finished(cls, text: str) -> bool:
+        """Whether the live text likely holds finished blocks worth freezing (a scan of its lines)."""
+        return len(text) >= SEGMENT_CHARS or cls._should_freeze(text, markdown_split_point(text))
 
     @staticmethod
     def _should_freeze(text: str, cut: int) -> bool:
