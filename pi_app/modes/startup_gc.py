@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import gc
 
+from pi_app.heap_freeze import freeze
+
 _paused = False
 
 
@@ -29,7 +31,7 @@ def resume() -> None:
     global _paused
     if _paused:
         _paused = False
-        gc.freeze()
+        freeze()
         gc.enable()
 
 
@@ -48,7 +50,7 @@ def settle() -> None:
     if _paused:
         resume()
     else:
-        gc.freeze()
+        freeze()
 
 
 _held = 0
@@ -92,4 +94,4 @@ def is_paused() -> bool:
 def before_exit() -> None:
     """The run is over: resume collection, and keep shutdown from walking every object left alive."""
     resume()
-    gc.freeze()
+    freeze()

@@ -7,6 +7,7 @@ import gc
 import weakref
 from pathlib import Path
 
+from pi_app.heap_freeze import freeze
 from pi_app.session.store import SessionManager
 from tests.perf.session_gen import linear_session
 
@@ -20,7 +21,7 @@ def test_loading_a_big_session_collects_garbage_cycles_before_freezing(tmp_path:
     path = tmp_path / "big.jsonl"
     linear_session(path, 6_000, cwd=str(tmp_path))
     assert path.stat().st_size >= 1 << 20
-    gc.freeze()  # as after the app's startup: the heap has been settled once
+    freeze()  # as after the app's startup: the heap has been settled once
     node = _Node()
     gone = weakref.ref(node)
     gc.collect()  # the cycle survives into the oldest generation, where only a full collection finds it

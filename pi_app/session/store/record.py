@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ...heap_freeze import freeze, frozen_before
 from .entries import to_line
 
 # The line prefix as JSON.stringify writes pi's entries (type, id, parentId, timestamp first); whitespace
@@ -123,18 +124,18 @@ def settle_heap() -> None:
     among them would be kept, and session data has none (no collection first: after ``bulk()`` that
     would traverse everything just created, for nothing).
     """
-    gc.freeze()
+    freeze()
 
 
 def collect_before_settling() -> None:
     """Collect garbage cycles before a big build that will end in :func:`settle_heap`.
 
     Whatever is cyclic garbage when the heap is frozen is kept for good: a closed screen's widgets, a chat
-    the app just replaced. Only once the heap has been settled before (``gc.get_freeze_count()``): the
-    collector then skips the frozen part and walks only what was made since. At startup nothing is frozen
-    yet, and there is no garbage worth a walk over everything imported.
+    the app just replaced. Only once the heap has been settled before (:func:`frozen_before`): the collector
+    then skips the frozen part and walks only what was made since. At startup nothing is frozen yet, and
+    there is no garbage worth a walk over everything imported.
     """
-    if gc.get_freeze_count():
+    if frozen_before():
         gc.collect()
 
 
