@@ -26,9 +26,10 @@ class MessageHistory(MutableSequence[T]):
 
     __slots__ = ("_items", "_untyped", "_typed_below", "dropped")
 
-    def __init__(self, items: Iterable[T | Deferred[T]] = ()) -> None:
+    def __init__(self, items: Iterable[T | Deferred[T]] = (), untyped: int | None = None) -> None:
+        """``untyped``: how many of ``items`` are Deferred, when the caller counted them as it made them."""
         self._items: list[T | Deferred[T]] = list(items)
-        self._untyped = sum(1 for m in self._items if isinstance(m, Deferred))
+        self._untyped = sum(1 for m in self._items if isinstance(m, Deferred)) if untyped is None else untyped
         self._typed_below = 0  # every item before this index is typed (where type_some goes on from)
         self.dropped = 0  # messages found unusable so far (removed from the list)
 

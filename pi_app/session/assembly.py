@@ -124,7 +124,7 @@ async def create_agent_session(
 
     existing = manager.build_session_context()
     has_existing = bool(existing.sources)  # not raw_messages: that would parse every line again
-    has_thinking_entry = any(e.get("type") == "thinking_level_change" for e in manager.get_branch())
+    has_thinking_entry = existing.thinking_entry  # (found by the same walk up the branch)
     fallback_message: str | None = None
     if chosen is None and has_existing and existing.model is not None:
         chosen, fallback_message = await restore_model_from_session(

@@ -48,6 +48,8 @@ class SessionContext:
     entry_ids: list[str] = field(default_factory=list)
     # where unusable messages are reported (the session manager's warnings); None: not reported
     warnings: list[str] | None = None
+    # whether a thinking_level_change entry is on the path (``thinking_level`` is "off" without one too)
+    thinking_entry: bool = False
 
     @cached_property
     def raw_messages(self) -> list[dict[str, Any]]:
@@ -90,6 +92,7 @@ class SessionContext:
             return ResumedHistory(self.messages)
         early = self._early
         items: list[AgentMessage | Deferred[AgentMessage]] = []
+        typed = 0
         for i, src in enumerate(self.sources):
             if i not in early:
                 role = _role_head(src)
@@ -101,7 +104,8 @@ class SessionContext:
                 early[i] = _typed(src[0], src[1], self.warnings)
             if (msg := early[i]) is not None:  # (an unusable one was reported)
                 items.append(msg)
-        return ResumedHistory(items)
+                typed += 1
+        return ResumedHistory(items, untyped=len(items) - typed)
 
     @cached_property
     def _early(self) -> dict[int, AgentMessage | None]:
@@ -411,7 +415,7 @@ def build_session_context(
         start = next((i for i in range(compaction_at) if path[i]["id"] == first_kept), compaction_at)
         emit(path[start:compaction_at], drop_system=checkpoint is not None)
         emit(path[compaction_at + 1 :])
-    return SessionContext(sources, thinking or "off", model, ids, warnings)
+    return SessionContext(sources, thinking or "off", model, ids, warnings, thinking is not None)
 
 
 def _context_edits(path: Sequence[Entry]) -> dict[str, Entry]:
