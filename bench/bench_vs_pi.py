@@ -135,11 +135,13 @@ def main() -> int:
                 if r.returncode != 0:
                     raise SystemExit(f"ours failed on {name}: {r.stderr[-2000:]}")
                 ours.append(r)
+                server.requests.clear()  # (a 50k resume's body is ~15 MB: the bench need not keep them)
                 if pi_env is not None:
                     r = case(pi_cmd, pi_env)
                     if r.returncode != 0:
                         raise SystemExit(f"pi 1.6 failed on {name}: {r.stderr[-2000:]}")
                     theirs.append(r)
+                    server.requests.clear()
             results[name] = {"ours": ours, "pi": theirs}
 
         label = f"--session {opts.entries // 1000}k -p hi"

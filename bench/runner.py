@@ -1,5 +1,5 @@
 """Shared pieces of the subprocess benchmarks: an isolated home for ours (and for pi 1.6), a loopback
-openai-completions server, and one timed run with its peak RSS (``wait4``)."""
+openai-completions server, and one timed run with its peak RSS (the process's own high-water mark)."""
 
 from __future__ import annotations
 
@@ -33,12 +33,20 @@ class Run:
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) -> Run:
-    """Wall time and peak RSS of one process (its own, not the sum of its children's)."""
+    """Wall time and peak RSS of one process (its own, not the sum of its children's).
+
+    The peak is the process's own high-water mark (``VmHWM``), read from ``/proc`` while it runs: ``wait4``'s
+    ``ru_maxrss`` is never below the peak of the process that started it (Linux carries the parent's mark
+    across the vfork and exec), so a bench process that has grown (a loopback server holding request
+    bodies) would show as the child's peak. Where ``/proc`` is missing, ``ru_maxrss`` is what there is.
+    """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
         deadline = started + timeout
+        peak = 0
         while True:
+            peak = max(peak, _own_peak_rss(proc.pid))
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
@@ -53,12 +61,24 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float = 300) 
         err.seek(0)
         return Run(
             seconds,
-            usage.ru_maxrss * 1024,
+            peak or usage.ru_maxrss * 1024,
             usage.ru_utime + usage.ru_stime,
             proc.returncode,
             out.read().decode("utf-8", "replace"),
             err.read().decode("utf-8", "replace"),
         )
+
+
+def _own_peak_rss(pid: int) -> int:
+    """The process's resident high-water mark in bytes (``VmHWM``), 0 when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def our_env(tmp: Path, server_url: str) -> tuple[PiEnv, dict[str, str]]:
