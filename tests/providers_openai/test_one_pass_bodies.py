@@ -77,8 +77,8 @@ def _long_history(turns: int) -> list[Any]:
 def test_each_message_is_transformed_converted_and_encoded_before_the_next(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """At every encode, the messages pulled from the transcript are at most one ahead of those encoded:
-    no list of transformed messages or wire dicts is built. (The list builder, counted the same way,
+    """At every encode, the messages pulled from the transcript are at most a run (64) ahead of those
+    encoded: no list of transformed messages or wire dicts is built. (The list builder, counted the same way,
     pulls all 1,500 before its first encode.)"""
     pulled = 0
     encoded: list[dict[str, Any]] = []
@@ -93,19 +93,20 @@ def test_each_message_is_transformed_converted_and_encoded_before_the_next(
             yield msg
 
     def counting_encode(value: Any) -> bytes:
-        if isinstance(value, dict) and "role" in value:
-            encoded.append(value)
-            gaps.append(pulled - len(encoded))
+        for item in value if isinstance(value, list) else [value]:  # (a run of an EncodedArray)
+            if isinstance(item, dict) and "role" in item:
+                encoded.append(item)
+                gaps.append(pulled - len(encoded))
         return real_encode(value)
 
     monkeypatch.setattr(openai_completions, "iter_transformed_messages", counting_iter)
-    monkeypatch.setattr(openai_completions, "encode_json", counting_encode)
     monkeypatch.setattr(openai_common, "encode_json", counting_encode)
     ctx = Context(systemPrompt="s", messages=_long_history(500))
     model = make_model("http://x")
 
     StreamedBody(build_completions_body(model, ctx, StreamOptions()))
-    assert len(encoded) == 1 + 1500 and max(gaps) <= 1  # the system prompt, then one per message
+    # the system prompt, then every message, encoded a run at a time: never more than a run ahead
+    assert len(encoded) == 1 + 1500 and max(gaps) <= openai_common._RUN
 
     pulled, encoded[:], gaps[:] = 0, [], []
     encode_body(build_completions_params(model, ctx, StreamOptions()))

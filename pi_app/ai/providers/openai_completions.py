@@ -24,7 +24,6 @@ from pi_app.ai.providers.openai_common import (
     EncodedArray,
     close_client,
     default_max_tokens,
-    encode_json,
     error_text,
     iterate_stream,
     make_client,
@@ -319,7 +318,7 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
     if _wants_cache_control(model) or not encoded:
         wire = list(wire)
         _add_openrouter_cache_control(model, wire)
-    wire_messages = EncodedArray(map(encode_json, wire)) if encoded else wire
+    wire_messages = EncodedArray(wire) if encoded else wire
 
     params: dict[str, Any] = {"model": model.id, "messages": wire_messages, "stream": True}
     if compat["supportsUsageInStreaming"] is not False:

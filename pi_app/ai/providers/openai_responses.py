@@ -24,7 +24,6 @@ from pi_app.ai.providers.openai_common import (
     cache_retention,
     close_client,
     default_max_tokens,
-    encode_json,
     error_text,
     iterate_stream,
     make_client,
@@ -215,7 +214,7 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
     transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
     messages = iter_transformed_messages(transcript.messages, model, _normalizer(model))
     wire = iter_responses_input(model, transcript.system_prompt, messages)
-    items = EncodedArray(map(encode_json, wire)) if encoded else list(wire)
+    items = EncodedArray(wire) if encoded else list(wire)
     retention = cache_retention(options)
     params: dict[str, Any] = {"model": model.id, "input": items, "stream": True}
     if options.session_id and retention != "none":
@@ -247,7 +246,7 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
         elif model.name.startswith("gpt-5"):
             juice = {"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]}
             if isinstance(items, EncodedArray):
-                items.items.append(encode_json(juice))
+                items.append(juice)
             else:
                 items.append(juice)
     return params
