@@ -245,10 +245,7 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
             params["reasoning"] = {"effort": off}  # thinking off, in the model's own value (e.g. "none")
         elif model.name.startswith("gpt-5"):
             juice = {"role": "developer", "content": [{"type": "input_text", "text": JUICE_OFF}]}
-            if isinstance(items, EncodedArray):
-                items.append(juice)
-            else:
-                items.append(juice)
+            items.append(juice)  # (an EncodedArray encodes it)
     return params
 
 
