@@ -97,20 +97,24 @@ def test_short_lived_models_pause_the_cyclic_gc_and_restore_it() -> None:
     """Typed-and-dropped messages hold no cycles: GC passes over them are wasted while a body is built."""
     from pi_app.ai.types import short_lived_models
 
-    assert gc.isenabled()
-    with short_lived_models():
-        assert not gc.isenabled()
-        with short_lived_models():
-            pass
-        assert not gc.isenabled()  # the outer block still runs
-    assert gc.isenabled()
-    gc.disable()  # off already (a bulk load): left off
+    was = gc.isenabled()
+    gc.enable()
     try:
+        with short_lived_models():
+            assert not gc.isenabled()
+            with short_lived_models():
+                pass
+            assert not gc.isenabled()  # the outer block still runs
+        assert gc.isenabled()
+        gc.disable()  # off already (a bulk load): left off
         with short_lived_models():
             pass
         assert not gc.isenabled()
     finally:
-        gc.enable()
+        if was:
+            gc.enable()
+        else:
+            gc.disable()
 
 
 def test_short_lived_models_from_threads_at_once_leave_sharing_on() -> None:
@@ -119,6 +123,7 @@ def test_short_lived_models_from_threads_at_once_leave_sharing_on() -> None:
     from pi_app.ai.types import WireModel, short_lived_models
 
     start = threading.Barrier(4)
+    gc_was = gc.isenabled()
 
     def encode_many() -> None:
         start.wait()
@@ -132,5 +137,5 @@ def test_short_lived_models_from_threads_at_once_leave_sharing_on() -> None:
     for t in threads:
         t.join()
     assert "__pydantic_fields_set__" in WireModel.__dict__
-    assert gc.isenabled()
+    assert gc.isenabled() == gc_was  # the collector is as it was
     assert _resumed().model_fields_set is _resumed().model_fields_set
