@@ -55,10 +55,9 @@ class ToolSetLedger:
         self._clean_key: tuple[Any, ...] | None = None
 
     def replayed(self, messages: Sequence[Any]) -> dict[str, tuple[Tool, str]]:
-        container = messages
         items = stored_items(messages)  # by role only: a resumed history's messages stay untyped here
         seen = self._seen
-        stale = container is not self._messages or len(items) < seen
+        stale = messages is not self._messages or len(items) < seen
         if not stale and seen:
             prev = items[seen - 1]
             if prev is not self._last and (
@@ -66,7 +65,7 @@ class ToolSetLedger:
             ):
                 stale = True
         if stale:
-            self._messages = container
+            self._messages = messages
             self._state = {}
             self._version += 1
             seen = 0

@@ -254,13 +254,14 @@ class ToolResultMessage(WireModel):
 Message = Annotated[
     Union[SystemMessage, UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")
 ]
-LLM_ROLES = frozenset({"system", "user", "assistant", "toolResult"})
-_BY_ROLE: dict[Any, type[WireModel]] = {
+# each LLM role's own model (what the role-tagged union validates a message of that role with)
+MESSAGE_CLASSES: dict[Any, type[WireModel]] = {
     "system": SystemMessage,
     "user": UserMessage,
     "assistant": AssistantMessage,
     "toolResult": ToolResultMessage,
 }
+LLM_ROLES = frozenset(MESSAGE_CLASSES)
 # The union's adapter costs ~45 ms of schema building: it is built only to report a message that does not
 # validate (its error names the tagged union, as before), which a fresh run never meets.
 _message_adapter: TypeAdapter[Any] | None = None
@@ -269,7 +270,7 @@ _message_adapter: TypeAdapter[Any] | None = None
 def parse_message(data: dict[str, Any]) -> SystemMessage | UserMessage | AssistantMessage | ToolResultMessage:
     """Validate one LLM message dict (roles system/user/assistant/toolResult)."""
     message: SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
-    cls = _BY_ROLE.get(data.get("role")) if type(data) is dict else None
+    cls = MESSAGE_CLASSES.get(data.get("role")) if type(data) is dict else None
     if cls is not None:
         # the role's own model: what the role-discriminated union validates a tagged dict with
         try:

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ...agent.history import Deferred, MessageHistory
+from ...ai.types import LLM_ROLES
 from ..messages import AgentMessage, iso_to_ms, parse_agent_message
 from .record import EntryRecord, bulk, collect_before_settling, settle_heap
 
@@ -199,15 +200,9 @@ def _line_adapter(role: str | None = None) -> TypeAdapter[Any]:
     else of any LLM role."""
     from pydantic import BaseModel, ConfigDict
 
-    from ...ai.types import AssistantMessage, Message, SystemMessage, ToolResultMessage, UserMessage
+    from ...ai.types import MESSAGE_CLASSES, Message
 
-    by_role: dict[str | None, Any] = {
-        "user": UserMessage,
-        "assistant": AssistantMessage,
-        "toolResult": ToolResultMessage,
-        "system": SystemMessage,
-    }
-    kind = by_role.get(role, Message)
+    kind = MESSAGE_CLASSES.get(role, Message)
 
     class MessageLine(BaseModel):
         model_config = ConfigDict(extra="ignore")
@@ -216,7 +211,7 @@ def _line_adapter(role: str | None = None) -> TypeAdapter[Any]:
     return TypeAdapter(MessageLine)
 
 
-_LINE_ROLES = frozenset({"user", "assistant", "toolResult", "system", None})  # roles with a line adapter
+_LINE_ROLES = frozenset({*LLM_ROLES, None})  # roles with a line adapter (None: not shown by the line)
 
 
 @cache
