@@ -221,16 +221,32 @@ def _validate_line(role: str | None) -> Callable[[bytes], Any]:
     return _line_adapter(role).validator.validate_json
 
 
+def _message_validators() -> dict[str, Callable[[bytes], Any]]:
+    from ...ai.types import MESSAGE_CLASSES
+
+    return {role: cls.__pydantic_validator__.validate_json for role, cls in MESSAGE_CLASSES.items()}
+
+
+_VALIDATE_MESSAGE = _message_validators()  # role -> its model's validator, straight from JSON
+
+
 def _typed(entry: Entry, built: dict[str, Any] | None, warnings: list[str] | None) -> AgentMessage | None:
     data: Any = built
     if data is None:
-        raw = entry.unparsed_bytes() if type(entry) is EntryRecord else None
-        if raw is not None:
-            # Fast path, no intermediate dict: pydantic parses the line itself. Other roles (bashExecution,
-            # custom, ...), invalid UTF-8 and anything odd take the dict path below, which also words the error.
+        if type(entry) is EntryRecord:
+            # Fast paths, no intermediate dict: pydantic parses the bytes itself, the message cut from its
+            # line (pi's compact form) or else the whole line. Other roles (bashExecution, custom, ...),
+            # invalid UTF-8 and anything odd take the dict path below, which also words the error.
             head = entry.message_head
             role = head[0] if head is not None else None
-            if role in _LINE_ROLES:
+            validate = _VALIDATE_MESSAGE.get(role)  # type: ignore[arg-type]
+            if validate is not None and (body := entry.message_json()):
+                try:
+                    return validate(body)  # type: ignore[no-any-return]
+                except ValueError:
+                    pass
+            raw = entry.unparsed_bytes()
+            if raw is not None and role in _LINE_ROLES:
                 try:
                     return _validate_line(role)(raw).message  # type: ignore[no-any-return]
                 except ValueError:

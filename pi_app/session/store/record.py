@@ -173,20 +173,35 @@ class LineSource:
         self._window: tuple[int, bytes] = (0, b"")  # (offset, bytes) read last; replaced whole (threads)
 
     def read(self, offset: int, size: int) -> bytes:
+        """The ``size`` bytes at ``offset`` (fewer if the file shrank under us: the caller treats the line
+        as damaged)."""
+        data, at = self._holding(offset, size)
+        return data[at : at + size]
+
+    def read_member(self, offset: int, size: int, key: bytes) -> bytes:
+        """The bytes of the line at ``offset`` after its first ``key``, up to its last byte (excluded): the
+        value of an object's last member when ``key`` is that member's ``,"name":``. b"" when the line has
+        no ``key`` (or the file shrank). Only the value is copied, not the line."""
+        data, at = self._holding(offset, size)
+        end = at + size
+        found = data.find(key, at, end) if len(data) >= end else -1
+        return data[found + len(key) : end - 1] if found >= 0 else b""
+
+    def _holding(self, offset: int, size: int) -> tuple[bytes, int]:
+        """Bytes holding the ``size`` bytes at ``offset``, and where in them they start."""
         start, data = self._window
         end = offset + size
         if start <= offset and end <= start + len(data):
-            return data[offset - start : end - start]
+            return data, offset - start
         if size >= _WINDOW_BYTES:
-            return self._pread(offset, size)  # a huge line (an image, say) is not kept in the window
+            return self._pread(offset, size), 0  # a huge line (an image, say) is not kept in the window
         # Ahead of the last window: the next lines in file order; behind it: the ones before (a reader
         # walking back from the leaf). Lines never move, so a window stays valid however old it is.
         begin = max(0, end - _WINDOW_BYTES) if offset < start else offset
         data = self._pread(begin, _WINDOW_BYTES)
-        if len(data) < end - begin:
-            return data[offset - begin :]  # the file shrank under us: short, the caller treats it as damaged
-        self._window = (begin, data)
-        return data[offset - begin : end - begin]
+        if len(data) >= end - begin:
+            self._window = (begin, data)
+        return data, offset - begin  # (short if the file shrank under us)
 
     def _pread(self, offset: int, size: int) -> bytes:
         if hasattr(os, "pread"):
@@ -201,6 +216,7 @@ class LineSource:
             pass
 
 
+_MESSAGE_KEY = b',"message":'  # (see EntryRecord.message_json)
 _SPAN_BITS = 32  # a line's place in its file, packed in one int: offset << 32 | length
 INLINE_LINE_BYTES = 256  # lines up to this size are kept in memory
 
@@ -274,6 +290,26 @@ class EntryRecord:
         size = raw & ((1 << _SPAN_BITS) - 1)
         data = self._src.read(raw >> _SPAN_BITS, size)
         return data if len(data) == size else b""  # the file shrank under us: treated as damaged
+
+    def message_json(self) -> bytes:
+        """The JSON of a message line's ``message``, cut from the unparsed line (b"" when there is none to
+        cut: a parsed record, a line of another type or spacing).
+
+        Found after the first ``,"message":`` of the line, pi's compact form: that byte sequence cannot sit
+        inside a JSON string (its quotes would be escaped), so it is the key of the line's own member or of
+        a nested object; what follows it to the line's closing brace is valid JSON only when it is the line's
+        own ``message`` written last, as pi writes it (a nested one leaves its parents' closing braces
+        after it). Callers parse it and fall back to the whole line when it is not valid JSON."""
+        if self._data is not None or self.message_head is None:
+            return b""
+        raw = self._raw
+        if isinstance(raw, int) and self._src is not None:
+            return self._src.read_member(raw >> _SPAN_BITS, raw & ((1 << _SPAN_BITS) - 1), _MESSAGE_KEY)
+        if isinstance(raw, str):
+            line = raw.encode("utf-8", "surrogateescape")
+            found = line.find(_MESSAGE_KEY)
+            return line[found + len(_MESSAGE_KEY) : -1] if found >= 0 else b""
+        return b""
 
     @property
     def is_parsed(self) -> bool:
