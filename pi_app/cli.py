@@ -10,13 +10,18 @@ event loop that also built the session. ``pi_app.modes`` knows nothing of the fu
 
 from __future__ import annotations
 
-import os
-import sys
-from typing import TYPE_CHECKING
+from pi_app.dataclass_code_cache import install as _install_code_cache
 
-from pi_app import __version__
-from pi_app.cli_args import CliArgs, CliError, parse_args
-from pi_app.cli_help import HELP_TEXT
+# First of all: every dataclass created from here on (ours and our dependencies') compiles through it.
+_install_code_cache()
+
+import os  # noqa: E402
+import sys  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
+
+from pi_app import __version__  # noqa: E402
+from pi_app.cli_args import CliArgs, CliError, parse_args  # noqa: E402
+from pi_app.cli_help import HELP_TEXT  # noqa: E402
 
 if TYPE_CHECKING:
     from pi_app.modes.startup import Launch

@@ -1,0 +1,149 @@
+"""The compile cache for dataclass methods (issue 15, startup): classes come out the same whether their
+methods were compiled or taken from the cache, a later run compiles nothing, and a damaged, foreign or
+unwritable cache is only a miss.
+
+(No ``from __future__ import annotations`` here: the classes below need real annotations, to show the cached
+``__init__`` is compiled without the cache module's own future flags.)"""
+
+import dataclasses
+import inspect
+import marshal
+import sys
+from importlib.util import MAGIC_NUMBER
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_app.dataclass_code_cache import CodeCache, cache_path
+from tests.fresh_interpreter import run_fresh
+
+
+def _classes() -> dict[str, Any]:
+    """A spread of what ``@dataclass`` generates: defaults, factories, frozen, slots, order, kw_only."""
+
+    @dataclasses.dataclass
+    class Plain:
+        a: int
+        b: str = "x"
+        c: list[int] = dataclasses.field(default_factory=list)
+
+    @dataclasses.dataclass(frozen=True, slots=True, order=True)
+    class Frozen:
+        a: int
+        b: tuple[int, ...] = ()
+
+    @dataclasses.dataclass(kw_only=True)
+    class KwOnly:
+        a: int
+        b: Plain | None = None
+
+    return {"Plain": Plain, "Frozen": Frozen, "KwOnly": KwOnly}
+
+
+def _behaviour(cls: dict[str, Any]) -> list[Any]:
+    plain, frozen, kw = cls["Plain"], cls["Frozen"], cls["KwOnly"]
+    p = plain(1)
+    p.c.append(2)
+    out: list[Any] = [repr(p), p == plain(1, "x", [2]), plain(1).c is not plain(1).c]
+    f = frozen(1, (2,))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        f.a = 3
+    out += [repr(f), hash(f) == hash(frozen(1, (2,))), frozen(1) < frozen(2), frozen.__slots__]
+    out += [repr(kw(a=1)), str(inspect.signature(kw)), str(inspect.signature(plain))]
+    # compiled without our module's ``from __future__ import annotations``: real types, not strings
+    out.append({k: v for k, v in plain.__init__.__annotations__.items() if k != "return"})
+    return out
+
+
+def _built_with(cache: CodeCache, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    with monkeypatch.context() as m:
+        m.setitem(vars(dataclasses), "exec", cache.exec)
+        return _classes()
+
+
+def test_cached_methods_behave_as_compiled_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = str(tmp_path / "methods")
+    expected = _behaviour(_classes())  # dataclasses' own compiling
+    assert expected[-1] == {"a": int, "b": str, "c": list[int]}
+
+    first = CodeCache(path, MAGIC_NUMBER)
+    assert _behaviour(_built_with(first, monkeypatch)) == expected
+    assert first.compiled > 0
+    first.save()
+
+    second = CodeCache(path, MAGIC_NUMBER)
+    assert _behaviour(_built_with(second, monkeypatch)) == expected
+    assert second.compiled == 0  # every method came from the file
+    Path(path).write_bytes(b"sentinel")
+    second.save()  # nothing new: the file is not written
+    assert Path(path).read_bytes() == b"sentinel"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not marshal at all", marshal.dumps((b"other magic", {})), marshal.dumps(("x", [1, 2]))],
+    ids=["empty", "garbage", "foreign-magic", "wrong-shape"],
+)
+def test_a_damaged_or_foreign_file_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "methods"
+    path.write_bytes(content)
+    cache = CodeCache(str(path), MAGIC_NUMBER)
+    assert _behaviour(_built_with(cache, monkeypatch)) == _behaviour(_classes())
+    assert cache.compiled > 0
+    cache.save()  # replaced by a good one
+    again = CodeCache(str(path), MAGIC_NUMBER)
+    _built_with(again, monkeypatch)
+    assert again.compiled == 0
+
+
+def test_a_non_code_value_is_compiled_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "methods"
+    first = CodeCache(str(path), MAGIC_NUMBER)
+    _built_with(first, monkeypatch)
+    first.save()
+    magic, codes = marshal.loads(path.read_bytes())
+    path.write_bytes(marshal.dumps((magic, dict.fromkeys(codes, "not code"))))
+    cache = CodeCache(str(path), MAGIC_NUMBER)
+    assert _behaviour(_built_with(cache, monkeypatch)) == _behaviour(_classes())
+    assert cache.compiled == len(codes)
+
+
+def test_nothing_is_written_without_bytecode_writing_or_a_writable_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    path = tmp_path / "methods"
+    cache = CodeCache(str(path), MAGIC_NUMBER)
+    _built_with(cache, monkeypatch)
+    cache.save()
+    assert not path.exists()
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    cache = CodeCache(str(blocked / "methods"), MAGIC_NUMBER)  # its directory cannot be made
+    _built_with(cache, monkeypatch)
+    cache.save()  # skipped quietly
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_the_cli_installs_it_beside_its_bytecode() -> None:
+    path = cache_path()
+    assert path is not None and Path(path).parent.name == "__pycache__"
+    assert sys.implementation.cache_tag in Path(path).name
+    done = run_fresh(
+        """
+        import dataclasses
+        import pi_app.cli
+        from pi_app.dataclass_code_cache import CodeCache
+        hook = vars(dataclasses)["exec"]
+        print(type(hook.__self__).__name__)
+        """
+    )
+    assert done.stdout.strip() == CodeCache.__name__, done.stderr
