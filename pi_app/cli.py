@@ -10,7 +10,7 @@ event loop that also built the session. ``pi_app.modes`` knows nothing of the fu
 
 from __future__ import annotations
 
-from pi_app.dataclass_code_cache import install as _install_code_cache
+from pi_app.code_cache import install as _install_code_cache
 
 # First of all: every dataclass created from here on (ours and our dependencies') compiles through it.
 _install_code_cache()

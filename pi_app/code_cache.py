@@ -1,18 +1,24 @@
-"""A compile cache for the methods the ``dataclasses`` module generates.
+"""A compile cache for the code the standard library compiles from text at every start.
 
-Every ``@dataclass`` writes its ``__init__``, ``__repr__``, ``__eq__``, ... as source text and compiles it
-when its class is created. A start of pi creates ~190 of them (ours and our dependencies'), and compiling
-their ~670 methods is ~70 ms of every start, the same text each time: Python keeps the bytecode of modules
-in ``__pycache__``, not this. :func:`install` has ``dataclasses`` compile through a cache kept beside our own
-bytecode, so a start after the first executes stored code objects instead.
+Two modules compile the same text on every start of pi, and Python's bytecode cache (``__pycache__``) covers
+neither:
 
-- **Same result:** a code object is looked up by the exact source text it was compiled from, compiled as
-  ``exec`` compiles a string in ``dataclasses`` (no ``__future__`` flags inherited), by the same interpreter
-  (the file is named with the interpreter's cache tag and holds its bytecode magic number).
+- ``dataclasses`` writes each class's ``__init__``, ``__repr__``, ``__eq__``, ... as source and compiles it:
+  ~190 classes, ~670 methods per start (ours and our dependencies'), ~50 ms;
+- ``typing`` compiles every string annotation it wraps in a ``ForwardRef``: ~1,000 per start (pydantic's
+  schema module alone has 600, and models in modules with postponed annotations add theirs), ~25 ms.
+
+:func:`install` routes both through one cache of code objects, kept beside our own bytecode, so a start
+after the first executes stored code objects instead:
+
+- **Same result:** a code object is looked up by the exact text (and mode) it was compiled from, compiled
+  as those modules compile it (they have no ``__future__`` imports, so no flags: ``dont_inherit``), by the
+  same interpreter (the file is named with the interpreter's cache tag and holds its bytecode magic number).
 - **Same trust as bytecode:** the file sits in this package's ``__pycache__`` (or under
   ``PYTHONPYCACHEPREFIX``), next to the ``.pyc`` files Python executes anyway; it is written only when a
   run compiled something new, atomically, and never when bytecode writing is off.
-- **Never an error:** an unreadable, foreign or damaged file is a cache miss; a failed write is skipped.
+- **Never an error:** an unreadable, foreign or damaged file is a miss; a failed write is skipped. Text that
+  does not compile raises as it would have, and is not cached.
 """
 
 from __future__ import annotations
@@ -25,11 +31,11 @@ import sys
 from types import CodeType
 from typing import Any
 
-_MAX_ENTRIES = 4096  # beyond this, a save keeps only what the run used (old code's methods drop out)
+_MAX_ENTRIES = 8192  # beyond this, a save keeps only what the run used (old code's entries drop out)
 
 
 class CodeCache:
-    """Code objects by source text, loaded from and saved to one file (``path`` None: memory only)."""
+    """Code objects by source text and mode, loaded from and saved to one file (``path`` None: memory only)."""
 
     def __init__(self, path: str | None, magic: bytes) -> None:
         self.path = path
@@ -38,20 +44,33 @@ class CodeCache:
         self._codes: dict[str, CodeType] | None = None  # loaded on first use
         self._used: dict[str, CodeType] = {}
 
-    def code(self, source: str) -> CodeType:
+    def code(self, source: str, mode: str = "exec") -> CodeType:
         codes = self._codes if self._codes is not None else self._load()
-        code = codes.get(source)
+        key = source if mode == "exec" else f"{mode}\0{source}"
+        code = codes.get(key)
         if type(code) is not CodeType:  # (not cached, or not what the file should hold)
-            # As ``exec(source, ...)`` in ``dataclasses`` compiles it: no __future__ flags of ours (with
-            # ``annotations`` the generated __init__'s annotations would become strings).
-            code = codes[source] = compile(source, "<string>", "exec", dont_inherit=True)
+            code = codes[key] = builtins.compile(source, "<string>", mode, dont_inherit=True)
             self.compiled += 1
-        self._used[source] = code
+        self._used[key] = code
         return code
 
     def exec(self, source: Any, globals: Any = None, locals: Any = None, /) -> None:
-        """``exec`` for the ``dataclasses`` module: source text goes through the cache."""
+        """``exec`` for ``dataclasses``: source text goes through the cache."""
         builtins.exec(self.code(source) if type(source) is str else source, globals, locals)
+
+    def compile(
+        self,
+        source: Any,
+        filename: Any,
+        mode: str,
+        flags: int = 0,
+        dont_inherit: bool = False,
+        optimize: int = -1,
+    ) -> Any:
+        """``compile`` for ``typing``: plain text compiled as ``<string>`` goes through the cache."""
+        if type(source) is str and filename == "<string>" and not flags and optimize == -1:
+            return self.code(source, mode)
+        return builtins.compile(source, filename, mode, flags, dont_inherit, optimize)
 
     def _load(self) -> dict[str, CodeType]:
         self._codes = {}
@@ -97,18 +116,22 @@ def cache_path() -> str | None:
         pyc = cache_from_source(__file__)
     except NotImplementedError:  # an interpreter without a cache tag writes no bytecode either
         return None
-    return pyc[: -len(".pyc")] + ".dataclass-methods"
+    return pyc[: -len(".pyc")] + ".compiled"
 
 
 def install() -> None:
-    """Route ``dataclasses``' compiling through the cache (once per process; saved at exit)."""
+    """Route ``dataclasses``' and ``typing``'s compiling through the cache (once per process; saved at
+    exit). Both call the builtin by name, so a module global of that name comes first."""
     global _installed
     import dataclasses
+    import typing
     from importlib.util import MAGIC_NUMBER
 
-    if _installed is not None or "exec" in vars(dataclasses):
-        return  # installed already (or someone else shadows it: leave theirs)
+    if _installed is not None:
+        return
     _installed = CodeCache(cache_path(), MAGIC_NUMBER)
-    # ``dataclasses`` calls ``exec`` by name: a module global of that name comes before the builtin.
-    vars(dataclasses)["exec"] = _installed.exec
+    if "exec" not in vars(dataclasses):  # (someone else's hook: leave it)
+        vars(dataclasses)["exec"] = _installed.exec
+    if "compile" not in vars(typing):
+        vars(typing)["compile"] = _installed.compile
     atexit.register(_installed.save)

@@ -1,6 +1,6 @@
-"""The compile cache for dataclass methods (issue 15, startup): classes come out the same whether their
-methods were compiled or taken from the cache, a later run compiles nothing, and a damaged, foreign or
-unwritable cache is only a miss.
+"""The compile cache for dataclass methods and typing's forward references (issue 15, startup): classes and
+references come out the same whether their code was compiled or taken from the cache, a later run compiles
+nothing, and a damaged, foreign or unwritable cache is only a miss.
 
 (No ``from __future__ import annotations`` here: the classes below need real annotations, to show the cached
 ``__init__`` is compiled without the cache module's own future flags.)"""
@@ -9,13 +9,14 @@ import dataclasses
 import inspect
 import marshal
 import sys
+import typing
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi_app.dataclass_code_cache import CodeCache, cache_path
+from pi_app.code_cache import CodeCache, cache_path
 from tests.fresh_interpreter import run_fresh
 
 
@@ -38,7 +39,9 @@ def _classes() -> dict[str, Any]:
         a: int
         b: Plain | None = None
 
-    return {"Plain": Plain, "Frozen": Frozen, "KwOnly": KwOnly}
+    # what pydantic and TypedDicts make of string annotations
+    refs = [typing.ForwardRef("dict[str, list[int]]"), typing.ForwardRef("*tuple[int, str]")]
+    return {"Plain": Plain, "Frozen": Frozen, "KwOnly": KwOnly, "refs": refs}
 
 
 def _behaviour(cls: dict[str, Any]) -> list[Any]:
@@ -53,12 +56,14 @@ def _behaviour(cls: dict[str, Any]) -> list[Any]:
     out += [repr(kw(a=1)), str(inspect.signature(kw)), str(inspect.signature(plain))]
     # compiled without our module's ``from __future__ import annotations``: real types, not strings
     out.append({k: v for k, v in plain.__init__.__annotations__.items() if k != "return"})
+    out += [(ref.__forward_arg__, ref._evaluate(None, None, frozenset())) for ref in cls["refs"]]
     return out
 
 
 def _built_with(cache: CodeCache, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     with monkeypatch.context() as m:
         m.setitem(vars(dataclasses), "exec", cache.exec)
+        m.setitem(vars(typing), "compile", cache.compile)
         return _classes()
 
 
@@ -66,11 +71,16 @@ def test_cached_methods_behave_as_compiled_ones(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     path = str(tmp_path / "methods")
     expected = _behaviour(_classes())  # dataclasses' own compiling
-    assert expected[-1] == {"a": int, "b": str, "c": list[int]}
+    assert expected[-3] == {"a": int, "b": str, "c": list[int]}
 
     first = CodeCache(path, MAGIC_NUMBER)
     assert _behaviour(_built_with(first, monkeypatch)) == expected
     assert first.compiled > 0
+    # text that does not compile raises as before, and is not cached
+    with monkeypatch.context() as m:
+        m.setitem(vars(typing), "compile", first.compile)
+        with pytest.raises(SyntaxError, match="Forward reference must be an expression"):
+            typing.ForwardRef("1 +")
     first.save()
 
     second = CodeCache(path, MAGIC_NUMBER)
@@ -141,9 +151,9 @@ def test_the_cli_installs_it_beside_its_bytecode() -> None:
         """
         import dataclasses
         import pi_app.cli
-        from pi_app.dataclass_code_cache import CodeCache
-        hook = vars(dataclasses)["exec"]
-        print(type(hook.__self__).__name__)
+        from pi_app.code_cache import CodeCache
+        import typing
+        print(type(vars(dataclasses)["exec"].__self__).__name__, type(vars(typing)["compile"].__self__).__name__)
         """
     )
-    assert done.stdout.strip() == CodeCache.__name__, done.stderr
+    assert done.stdout.split() == [CodeCache.__name__] * 2, done.stderr
