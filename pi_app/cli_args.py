@@ -57,6 +57,8 @@ def parse_tool_list(value: str, sel: ToolSelection) -> None:
 
 @dataclass
 class CliArgs:
+    """The parsed command line: one field per option, plus the prompt messages and ``@file`` arguments."""
+
     help: bool = False
     version: bool = False
     mode: Literal["text", "json", "rpc"] | None = None

@@ -20,6 +20,8 @@ ColorValue = str | int
 
 @dataclass(frozen=True)
 class ThemeWarning:
+    """A problem in a theme file: the file, the colour token concerned (if any), and what was done about it."""
+
     source: str
     token: str | None
     message: str

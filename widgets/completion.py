@@ -15,6 +15,8 @@ from textual.widgets.option_list import Option
 
 @dataclass(frozen=True)
 class CompletionItem:
+    """One suggestion in the editor's completion list; ``value`` replaces the typed prefix."""
+
     value: str  # replaces the prefix
     label: str
     description: str = ""
@@ -22,6 +24,8 @@ class CompletionItem:
 
 @dataclass(frozen=True)
 class Completions:
+    """A provider's suggestions, and the text before the cursor that the chosen one replaces."""
+
     items: list[CompletionItem]
     prefix: str  # the text before the cursor that ``value`` replaces
 
@@ -36,6 +40,8 @@ class CompletionProvider(Protocol):
 
 @dataclass(frozen=True)
 class SlashCommand:
+    """A ``/`` command the editor offers for completion, with its description."""
+
     name: str
     description: str = ""
 

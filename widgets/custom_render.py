@@ -35,6 +35,8 @@ EntryRenderer = Callable[[Any, bool], Any]  # (entry, expanded) -> renderable or
 
 @dataclass(frozen=True)
 class ToolRenderers:
+    """An extension's renderers for one tool's call and result; ``owner`` names it in error lines."""
+
     owner: str  # the extension's name, for the error line
     call: ToolCallRenderer | None = None
     result: ToolResultRenderer | None = None

@@ -21,6 +21,8 @@ _WORD = re.compile(r"\s+|\w+|[^\w\s]")
 
 @dataclass(frozen=True)
 class DiffLine:
+    """One line of pi's numbered diff: its ``+``/``-``/space prefix, the padded line number, and the text."""
+
     prefix: str  # "+", "-" or " "
     line_num: str  # as written, including its left padding
     content: str

@@ -21,6 +21,8 @@ from widgets.tree.entry_text import one_line, text_of
 
 @dataclass(frozen=True)
 class ForkMessage:
+    """A user message the /fork picker lists: its entry id and text."""
+
     entry_id: str
     text: str
 

@@ -23,6 +23,8 @@ from textual.widgets import Input, Static
 
 @dataclass(frozen=True)
 class Match:
+    """One occurrence of the search text: the drawn widget, its content line, and the character span."""
+
     widget: Widget  # the drawn widget holding the match (a leaf of the transcript)
     line: int  # content line of that widget
     start: int  # character span in that line

@@ -49,6 +49,8 @@ Listener = Callable[[AgentEvent], object] | _WithSignal
 
 @dataclass
 class AgentState:
+    """The agent's observable state: prompt, model, tools, transcript, and what the current run is doing."""
+
     system_prompt: str = ""
     model: Model | None = None
     thinking_level: str = "off"
@@ -63,6 +65,8 @@ class AgentState:
 
 @dataclass
 class _ActiveRun:
+    """The run in progress: a future resolved when it finishes, and the controller that aborts it."""
+
     done: asyncio.Future[None]
     controller: AbortController
 

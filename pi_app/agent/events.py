@@ -49,6 +49,8 @@ def _plain(value: Any) -> Any:
 
 @dataclass(slots=True)
 class AgentStartEvent:
+    """The first event of a run, before its first ``turn_start``."""
+
     type: ClassVar[str] = "agent_start"
 
     def to_json(self) -> dict[str, Any]:
@@ -68,6 +70,8 @@ class AgentEndEvent:
 
 @dataclass(slots=True)
 class TurnStartEvent:
+    """A turn began: one request to the model and the tool calls its reply makes."""
+
     type: ClassVar[str] = "turn_start"
 
     def to_json(self) -> dict[str, Any]:
@@ -76,6 +80,8 @@ class TurnStartEvent:
 
 @dataclass(slots=True)
 class TurnEndEvent:
+    """A turn finished; ``message`` is the assistant reply, ``tool_results`` its calls' results."""
+
     type: ClassVar[str] = "turn_end"
     message: AssistantMessage | Any
     tool_results: list[ToolResultMessage] = field(default_factory=list)
@@ -90,6 +96,8 @@ class TurnEndEvent:
 
 @dataclass(slots=True)
 class MessageStartEvent:
+    """A message enters the transcript: a prompt, a tool result, or an assistant reply starting to stream."""
+
     type: ClassVar[str] = "message_start"
     message: Any
 
@@ -116,6 +124,8 @@ class MessageUpdateEvent:
 
 @dataclass(slots=True)
 class MessageEndEvent:
+    """A message is complete; ``message`` is its final form (the agent appends it to its transcript)."""
+
     type: ClassVar[str] = "message_end"
     message: Any
 
@@ -125,6 +135,8 @@ class MessageEndEvent:
 
 @dataclass(slots=True)
 class ToolExecutionStartEvent:
+    """A tool call is about to be prepared and run; ``args`` are the arguments as the model sent them."""
+
     type: ClassVar[str] = "tool_execution_start"
     tool_call_id: str
     tool_name: str
@@ -161,6 +173,8 @@ class ToolExecutionUpdateEvent:
 
 @dataclass(slots=True)
 class ToolExecutionEndEvent:
+    """A tool call finished (or was refused); ``result`` is its final result, ``is_error`` whether it failed."""
+
     type: ClassVar[str] = "tool_execution_end"
     tool_call_id: str
     tool_name: str

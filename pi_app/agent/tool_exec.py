@@ -54,6 +54,8 @@ def error_text(exc: BaseException) -> str:
 
 @dataclass(slots=True)
 class Outcome:
+    """How one tool call ended: its result, whether that is an error, and whether it asks to end the run."""
+
     result: AgentToolResult
     is_error: bool
     terminate: bool = False
@@ -61,6 +63,8 @@ class Outcome:
 
 @dataclass(slots=True)
 class Prepared:
+    """A tool call that passed lookup, argument validation and before_tool_call, ready to execute."""
+
     tool_call: ToolCall
     tool: AgentTool
     args: Any
@@ -68,6 +72,8 @@ class Prepared:
 
 @dataclass(slots=True)
 class BatchResult:
+    """What one assistant message's tool calls produced: toolResult messages in source order, and whether to stop."""
+
     tool_results: list[ToolResultMessage]
     terminate: bool  # every result asked to end the run
 

@@ -41,6 +41,8 @@ class AgentContext:
 
 @dataclass
 class BeforeToolCallContext:
+    """Passed to before_tool_call: the assistant message, the call, its validated arguments and the context."""
+
     assistant_message: AssistantMessage
     tool_call: ToolCall
     args: Any  # validated (coerced) arguments
@@ -49,6 +51,8 @@ class BeforeToolCallContext:
 
 @dataclass
 class BeforeToolCallResult:
+    """What before_tool_call may return: ``block`` the call (``reason``: its error; ``terminate``: end the run)."""
+
     block: bool = False
     reason: str | None = None
     terminate: bool = False
@@ -56,6 +60,8 @@ class BeforeToolCallResult:
 
 @dataclass
 class AfterToolCallContext:
+    """Passed to after_tool_call: the call, its arguments, the result it produced and whether that is an error."""
+
     assistant_message: AssistantMessage
     tool_call: ToolCall
     args: Any
@@ -100,6 +106,8 @@ Hook = Callable[..., Any]
 
 @dataclass
 class AgentLoopConfig:
+    """What one run of the agent loop uses: the model, the options passed to the provider, and the hooks."""
+
     model: Model
     thinking_level: str = "off"  # "off" sends no reasoning option
     # stream options passed through to the provider

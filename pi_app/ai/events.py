@@ -37,6 +37,8 @@ def _block_json(type_: str, index: int, partial: AssistantMessage, **extra: Any)
 
 @dataclass(slots=True)
 class StartEvent:
+    """The assistant's streamed reply began; ``partial`` is the message being built (still empty)."""
+
     partial: AssistantMessage
     type: ClassVar[Literal["start"]] = "start"
     final: ClassVar[None] = None
@@ -47,6 +49,8 @@ class StartEvent:
 
 @dataclass(slots=True)
 class TextStartEvent:
+    """A text block began in the assistant's streamed reply, at ``contentIndex``."""
+
     partial: AssistantMessage
     contentIndex: int
     type: ClassVar[Literal["text_start"]] = "text_start"
@@ -58,6 +62,8 @@ class TextStartEvent:
 
 @dataclass(slots=True)
 class TextDeltaEvent:
+    """More text arrived for the text block at ``contentIndex``; ``delta`` is the new piece."""
+
     partial: AssistantMessage
     contentIndex: int
     delta: str
@@ -70,6 +76,8 @@ class TextDeltaEvent:
 
 @dataclass(slots=True)
 class TextEndEvent:
+    """The text block at ``contentIndex`` is complete; ``content`` is its full text."""
+
     partial: AssistantMessage
     contentIndex: int
     content: str
@@ -82,6 +90,8 @@ class TextEndEvent:
 
 @dataclass(slots=True)
 class ThinkingStartEvent:
+    """A thinking (reasoning) block began in the assistant's streamed reply, at ``contentIndex``."""
+
     partial: AssistantMessage
     contentIndex: int
     type: ClassVar[Literal["thinking_start"]] = "thinking_start"
@@ -93,6 +103,8 @@ class ThinkingStartEvent:
 
 @dataclass(slots=True)
 class ThinkingDeltaEvent:
+    """More reasoning arrived for the thinking block at ``contentIndex``; ``delta`` is the new piece."""
+
     partial: AssistantMessage
     contentIndex: int
     delta: str
@@ -105,6 +117,8 @@ class ThinkingDeltaEvent:
 
 @dataclass(slots=True)
 class ThinkingEndEvent:
+    """The thinking block at ``contentIndex`` is complete; ``content`` is its full text."""
+
     partial: AssistantMessage
     contentIndex: int
     content: str
@@ -117,6 +131,8 @@ class ThinkingEndEvent:
 
 @dataclass(slots=True)
 class ToolCallStartEvent:
+    """A tool call began in the assistant's streamed reply, at ``contentIndex``."""
+
     partial: AssistantMessage
     contentIndex: int
     type: ClassVar[Literal["toolcall_start"]] = "toolcall_start"
@@ -128,6 +144,8 @@ class ToolCallStartEvent:
 
 @dataclass(slots=True)
 class ToolCallDeltaEvent:
+    """More of a tool call's JSON arguments arrived; ``delta`` is the raw text piece."""
+
     partial: AssistantMessage
     contentIndex: int
     delta: str
@@ -140,6 +158,8 @@ class ToolCallDeltaEvent:
 
 @dataclass(slots=True)
 class ToolCallEndEvent:
+    """The tool call at ``contentIndex`` is complete; ``toolCall`` holds its parsed arguments."""
+
     partial: AssistantMessage
     contentIndex: int
     toolCall: ToolCall

@@ -27,6 +27,8 @@ _BASE_LEVELS = frozenset({"off", "minimal", "low", "medium", "high"})
 
 @dataclass
 class _Data:
+    """The catalogue file cut up: its top-level fields, and each provider's models still as JSON text."""
+
     head: dict[str, Any]  # source, defaultModels, skippedModels
     sections: dict[str, str]  # provider -> its models as JSON array text (parsed on first use)
 

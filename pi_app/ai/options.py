@@ -15,6 +15,8 @@ DEFAULT_IDLE_TIMEOUT_S = 120.0
 
 @dataclass
 class StreamOptions:
+    """Options for one provider request: sampling, credentials, caching, abort signal, reasoning, timeouts."""
+
     temperature: float | None = None
     max_tokens: int | None = None
     signal: AbortSignal | None = None

@@ -28,6 +28,8 @@ IMAGE_TOKENS = 1200  # pi's flat estimate for one image (4800 chars)
 
 @dataclass(frozen=True)
 class _EncodingSpec:
+    """A shipped tiktoken vocabulary: its file and sha256, split pattern and special tokens."""
+
     file: str
     sha256: str
     pat_str: str

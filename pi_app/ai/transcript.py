@@ -81,6 +81,8 @@ def recorded_tool_names(messages: list[Any]) -> list[str] | None:
 
 @dataclass
 class ToolStateChanges:
+    """The difference between two tool sets: declarations added, and names removed."""
+
     added: list[Tool] = field(default_factory=list)
     removed: list[ToolReference] = field(default_factory=list)
 
@@ -143,6 +145,8 @@ def get_current_system_message(messages: list[Any]) -> SystemMessage | None:
 
 @dataclass
 class ResolvedTranscript:
+    """What a provider sends: the system prompt, the full current tool set, and the conversation."""
+
     system_prompt: str
     tools: list[Tool]
     messages: list[Any]  # user/assistant/toolResult, plus SystemMessage in place when supported

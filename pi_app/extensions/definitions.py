@@ -45,6 +45,8 @@ class ToolDefinition:
 
 @dataclass
 class CommandDefinition:
+    """A slash command an extension registered: ``/name args`` calls ``handler(args, ctx)``."""
+
     name: str
     handler: CommandHandler
     description: str = ""
@@ -53,6 +55,8 @@ class CommandDefinition:
 
 @dataclass
 class ShortcutDefinition:
+    """A key binding an extension registered: pressing ``key`` calls ``handler(ctx)``."""
+
     key: str
     handler: ShortcutHandler
     description: str = ""

@@ -77,6 +77,8 @@ __all__ = [
 # ------------------------------------------------------------------ session lifecycle
 @dataclass(slots=True, repr=False, eq=False)
 class SessionStartEvent:
+    """A session became current (``reason``); ``previous_session_file`` is the one it replaced, if any."""
+
     type: ClassVar[str] = "session_start"
     reason: StartReason
     previous_session_file: str | None = None
@@ -84,6 +86,8 @@ class SessionStartEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class SessionShutdownEvent:
+    """The current session is ending (quit, reload, or replaced); handlers can still save what they keep."""
+
     type: ClassVar[str] = "session_shutdown"
     reason: ShutdownReason
     target_session_file: str | None = None
@@ -91,6 +95,8 @@ class SessionShutdownEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class SessionBeforeSwitchEvent:
+    """Before /new or /resume replaces the session; a ``CancelResult(cancel=True)`` stops it."""
+
     type: ClassVar[str] = "session_before_switch"
     reason: SwitchReason
     target_session_file: str | None = None
@@ -98,6 +104,8 @@ class SessionBeforeSwitchEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class SessionBeforeForkEvent:
+    """Before /fork (``before``) or /clone (``at``) at ``entry_id``; a ``CancelResult(cancel=True)`` stops it."""
+
     type: ClassVar[str] = "session_before_fork"
     entry_id: str
     position: ForkPosition
@@ -112,6 +120,8 @@ class CancelResult:
 
 @dataclass(slots=True, repr=False, eq=False)
 class SessionBeforeCompactEvent:
+    """Before a compaction summarises the branch; handlers may cancel it or supply their own summary."""
+
     type: ClassVar[str] = "session_before_compact"
     preparation: CompactionPreparation
     branch_entries: list[dict[str, Any]]
@@ -126,6 +136,8 @@ SessionBeforeCompactResult = CompactDecision  # cancel, or supply your own summa
 
 @dataclass(slots=True, repr=False, eq=False)
 class SessionCompactEvent:
+    """A compaction was written; ``from_extension`` says whether a handler supplied its summary."""
+
     type: ClassVar[str] = "session_compact"
     compaction_entry: dict[str, Any] | None
     from_extension: bool
@@ -135,6 +147,8 @@ class SessionCompactEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class SessionBeforeTreeEvent:
+    """Before a /tree move; handlers may cancel it, supply the branch summary or change its options."""
+
     type: ClassVar[str] = "session_before_tree"
     preparation: TreePreparation
     signal: AbortSignal | None = None
@@ -145,6 +159,8 @@ SessionBeforeTreeResult = TreeDecision  # cancel, a summary, or other summarisat
 
 @dataclass(slots=True, repr=False, eq=False)
 class SessionTreeEvent:
+    """A /tree move finished: the old and new leaf, and the branch summary entry if one was written."""
+
     type: ClassVar[str] = "session_tree"
     new_leaf_id: str | None
     old_leaf_id: str | None
@@ -155,6 +171,8 @@ class SessionTreeEvent:
 # ------------------------------------------------------------------ prompting
 @dataclass(slots=True, repr=False, eq=False)
 class InputEvent:
+    """Input was submitted (typed, over RPC, or by an extension); handlers may transform or consume it."""
+
     type: ClassVar[str] = "input"
     text: str
     images: list[ImageContent] | None
@@ -183,6 +201,8 @@ class CustomMessageSpec:
 
 @dataclass(slots=True, repr=False, eq=False)
 class BeforeAgentStartEvent:
+    """A prompt is about to start an agent run; handlers may change the system prompt or add a message."""
+
     type: ClassVar[str] = "before_agent_start"
     prompt: str | None
     images: list[ImageContent] | None
@@ -192,6 +212,8 @@ class BeforeAgentStartEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class BeforeAgentStartResult:
+    """What a ``before_agent_start`` handler may return: a custom message to add, a new system prompt."""
+
     message: CustomMessageSpec | None = None
     system_prompt: str | None = None
 
@@ -208,6 +230,8 @@ class ContextEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class ContextResult:
+    """What a ``context`` handler may return: the messages to send instead."""
+
     messages: list[AgentMessage]
 
 
@@ -233,6 +257,8 @@ class ToolCallEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class ToolCallResult:
+    """What a ``tool_call`` handler may return: ``block`` the call with ``reason`` (``terminate`` also ends the run)."""
+
     block: bool = False
     reason: str | None = None
     terminate: bool = False
@@ -240,6 +266,8 @@ class ToolCallResult:
 
 @dataclass(slots=True, repr=False, eq=False)
 class ToolResultEvent:
+    """A tool call finished; handlers see its arguments and result and may return a ``ToolResultPatch``."""
+
     type: ClassVar[str] = "tool_result"
     tool_call_id: str
     tool_name: str
@@ -260,6 +288,8 @@ class ToolResultPatch:
 
 @dataclass(slots=True, repr=False, eq=False)
 class UserBashEvent:
+    """The user ran a shell command (``!cmd``); a handler may return a ``UserBashResult`` instead of running it."""
+
     type: ClassVar[str] = "user_bash"
     command: str
     exclude_from_context: bool
@@ -276,6 +306,8 @@ class UserBashResult:
 # ------------------------------------------------------------------ models, resources, trust
 @dataclass(slots=True, repr=False, eq=False)
 class ThinkingLevelSelectEvent:
+    """The thinking level changed to ``level``; ``previous_level`` is the one before."""
+
     type: ClassVar[str] = "thinking_level_select"
     level: str
     previous_level: str | None
@@ -283,6 +315,8 @@ class ThinkingLevelSelectEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class ResourcesDiscoverEvent:
+    """At startup and on reload: handlers may return more skill and prompt-template paths for ``cwd``."""
+
     type: ClassVar[str] = "resources_discover"
     cwd: str
     reason: Literal["startup", "reload"]
@@ -290,6 +324,8 @@ class ResourcesDiscoverEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class ResourcesDiscoverResult:
+    """What a ``resources_discover`` handler may return: skill and prompt paths (themes are accepted, not loaded)."""
+
     skill_paths: list[str] = field(default_factory=list)
     prompt_paths: list[str] = field(default_factory=list)
     theme_paths: list[str] = field(default_factory=list)
@@ -297,12 +333,16 @@ class ResourcesDiscoverResult:
 
 @dataclass(slots=True, repr=False, eq=False)
 class ProjectTrustEvent:
+    """Asks whether to trust the project at ``cwd``; the first handler that answers yes or no decides."""
+
     type: ClassVar[str] = "project_trust"
     cwd: str
 
 
 @dataclass(slots=True, repr=False, eq=False)
 class ProjectTrustResult:
+    """A ``project_trust`` answer: ``yes``, ``no`` or ``undecided``, and whether to remember it."""
+
     trusted: Literal["yes", "no", "undecided"] = "undecided"
     remember: bool = False
 
@@ -322,6 +362,8 @@ class UiPromptStartEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class UiPromptEndEvent:
+    """The dialog or custom screen that waited for the user closed (the end of a ``ui_prompt_start`` span)."""
+
     type: ClassVar[str] = "ui_prompt_end"
     kind: UiPromptKind
     title: str | None = None

@@ -39,6 +39,8 @@ class ExtensionSource:
 
 @dataclass(frozen=True)
 class LoadFailure:
+    """An extension that failed to import or register, and the error message to report."""
+
     source: ExtensionSource
     message: str  # "<file>:<line>: <error>"
 

@@ -52,6 +52,8 @@ class ExtensionError:
 
 @dataclass
 class LoadedExtension:
+    """What the runtime keeps for one loaded extension: its module and everything its ``register(pi)`` added."""
+
     source: ExtensionSource
     module: ModuleType | None = None
     handlers: dict[str, list[Handler]] = field(default_factory=dict)

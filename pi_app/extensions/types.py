@@ -17,6 +17,8 @@ DeliverAs = Literal["steer", "followUp", "follow_up", "nextTurn", "next_turn"]
 
 @dataclass
 class FlagDefinition:
+    """A command-line flag an extension registered (``--name``), boolean or taking a string."""
+
     name: str
     description: str = ""
     type: Literal["boolean", "string"] = "boolean"
@@ -45,6 +47,8 @@ class AutocompleteItem:
 
 @dataclass(frozen=True)
 class AutocompleteSuggestions:
+    """An autocomplete provider's answer: the suggestions, and the prefix the chosen one replaces."""
+
     prefix: str  # the text left of the cursor that the chosen item's value replaces
     items: list[AutocompleteItem] = field(default_factory=list)
 

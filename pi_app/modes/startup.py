@@ -31,6 +31,8 @@ class StartupError(Exception):
 
 @dataclass
 class Config:
+    """What startup loaded for ``cwd``: agent dir, settings, auth, model registry, trust decision, warnings."""
+
     cwd: str
     agent_dir: str
     settings: Any

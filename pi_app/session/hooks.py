@@ -55,6 +55,8 @@ class CompactionOverride:
 
 @dataclass(slots=True)
 class CompactDecision:
+    """What ``session_before_compact`` handlers decided: cancel the compaction, or a summary to use instead."""
+
     cancel: bool = False
     compaction: CompactionOverride | None = None
 
@@ -74,6 +76,8 @@ class TreePreparation:
 
 @dataclass(slots=True)
 class TreeDecision:
+    """What ``session_before_tree`` handlers decided: cancel the move, supply the summary, or change options."""
+
     cancel: bool = False
     summary: str | None = None  # used only when the user asked for a summary
     details: Any = None

@@ -16,6 +16,8 @@ def _set_event() -> asyncio.Event:
 
 @dataclass
 class RunState:
+    """The prompt in progress: whether one is running, the idle event, an abort request and the retry wait."""
+
     running: bool = False  # a prompt is in progress (retry waits and compaction between runs included)
     idle: asyncio.Event = field(default_factory=_set_event)
     abort_requested: bool = False  # stop_all() during a prompt: no further run, retry or continue

@@ -35,6 +35,8 @@ def compaction_result_json(result: CompactionResult | None) -> dict[str, Any] | 
 
 @dataclass(slots=True)
 class CompactionStartEvent:
+    """A compaction began (``reason``: manual, threshold or overflow)."""
+
     type: ClassVar[str] = "compaction_start"
     reason: CompactionReason
 
@@ -44,6 +46,8 @@ class CompactionStartEvent:
 
 @dataclass(slots=True)
 class CompactionEndEvent:
+    """A compaction ended (a result, aborted, or an error); ``will_retry``: the overflowed request is sent again."""
+
     type: ClassVar[str] = "compaction_end"
     reason: CompactionReason
     result: CompactionResult | None = None
@@ -66,6 +70,8 @@ class CompactionEndEvent:
 
 @dataclass(slots=True)
 class AutoRetryStartEvent:
+    """A transient error will be retried: which attempt, the wait before it, and the error."""
+
     type: ClassVar[str] = "auto_retry_start"
     attempt: int
     max_attempts: int
@@ -84,6 +90,8 @@ class AutoRetryStartEvent:
 
 @dataclass(slots=True)
 class AutoRetryEndEvent:
+    """Retrying ended: it succeeded, or gave up or was cancelled (``final_error`` says why)."""
+
     type: ClassVar[str] = "auto_retry_end"
     success: bool
     attempt: int
@@ -110,6 +118,8 @@ class QueueUpdateEvent:
 
 @dataclass(slots=True)
 class SessionInfoChangedEvent:
+    """The session's display name changed to ``name``."""
+
     type: ClassVar[str] = "session_info_changed"
     name: str | None
 
@@ -122,6 +132,8 @@ class SessionInfoChangedEvent:
 
 @dataclass(slots=True)
 class ThinkingLevelChangedEvent:
+    """The thinking level in effect changed; ``level`` is the new one (clamped to the model)."""
+
     type: ClassVar[str] = "thinking_level_changed"
     level: str
 

@@ -42,6 +42,8 @@ class ResourceOptions:
 
 @dataclass
 class Resources:
+    """What a session loaded besides its store: context files, skills, templates, SYSTEM.md files, warnings."""
+
     context_files: list[ContextFile] = field(default_factory=list)
     skills: list[Skill] = field(default_factory=list)
     prompt_templates: list[PromptTemplate] = field(default_factory=list)

@@ -14,6 +14,8 @@ from pi_app.session.messages import iso_to_ms
 
 @dataclass
 class TokenStats:
+    """Token totals by kind: input, output, cache read and cache write."""
+
     input: int = 0
     output: int = 0
     cache_read: int = 0
@@ -35,6 +37,8 @@ class TokenStats:
 
 @dataclass
 class ContextUsage:
+    """How full the context window is: the tokens the next request carries, the window, and the percentage."""
+
     tokens: int | None  # None right after a compaction, until the next response reports usage
     context_window: int
     percent: float | None
@@ -48,6 +52,8 @@ class ContextUsage:
 
 @dataclass
 class SessionStats:
+    """pi's session statistics: message and tool-call counts, token totals, cost and context usage."""
+
     session_file: str | None
     session_id: str
     user_messages: int = 0

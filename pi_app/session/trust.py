@@ -64,6 +64,8 @@ def canonical(path: str | os.PathLike[str]) -> str:
 
 @dataclass(frozen=True)
 class ProtectedResource:
+    """A project file or directory that loads only once the folder is trusted, and what loading it would do."""
+
     kind: str  # "settings", "mcp", "extensions", "skills", "prompts", "themes", "system prompt", ...
     path: str  # absolute
     effect: str  # what loading it would do, for the trust screen
@@ -212,6 +214,8 @@ def fingerprint(resources: list[ProtectedResource]) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class FingerprintChange:
+    """How a trusted folder's protected files changed since its fingerprint was saved."""
+
     added: list[str]
     removed: list[str]
     modified: list[str]

@@ -20,6 +20,8 @@ from pi_app.tools.output import OutputAccumulator
 
 @dataclass
 class BashResult:
+    """How the user's ``!cmd`` ended: its sanitised output, exit code, and whether it was cancelled or truncated."""
+
     output: str
     exit_code: int | None
     cancelled: bool

@@ -53,6 +53,8 @@ def normalize_for_fuzzy_match(text: str) -> str:
 
 @dataclass
 class FuzzyMatch:
+    """Where ``old_text`` was found, and the text to replace in (normalised when only the fuzzy search matched)."""
+
     found: bool
     index: int
     match_length: int
@@ -79,6 +81,8 @@ def count_occurrences(content: str, old_text: str) -> int:
 
 @dataclass
 class Replacement:
+    """One edit: the ``old_text`` to find in the file and the ``new_text`` to put in its place."""
+
     old_text: str
     new_text: str
 

@@ -29,6 +29,8 @@ _BINARY_SNIFF = 8192
 
 @dataclass
 class Match:
+    """One matching line: the file, its 1-based line number, and its text."""
+
     path: str
     line_number: int
     line_text: str | None

@@ -72,6 +72,8 @@ def resize_limits_for(model: Model | None) -> ResizeLimits:
 
 @dataclass(frozen=True)
 class PreparedImage:
+    """An image ready for the model: base64 data, its MIME type, and notes on what was done to it."""
+
     data: str  # base64
     mime: str
     hints: tuple[str, ...] = ()
@@ -79,6 +81,8 @@ class PreparedImage:
 
 @dataclass(frozen=True)
 class ImageRefused:
+    """An image that cannot be sent; ``message`` is the text that goes in its place."""
+
     message: str
 
 

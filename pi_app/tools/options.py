@@ -15,12 +15,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class OutputLimits:
+    """How much tool output is kept: at most ``max_lines`` lines and ``max_bytes`` bytes."""
+
     max_lines: int = DEFAULT_MAX_LINES
     max_bytes: int = DEFAULT_MAX_BYTES
 
 
 @dataclass
 class ToolOptions:
+    """What the built-in tools are created with: output limits, shell settings, image handling, rg."""
+
     #: Default limits for every tool; ``tool_limits`` overrides them per tool name ("read", "bash", ...).
     limits: OutputLimits = field(default_factory=OutputLimits)
     tool_limits: dict[str, OutputLimits] = field(default_factory=dict)

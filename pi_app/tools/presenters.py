@@ -182,6 +182,8 @@ class ToolPresenter:
 
 @dataclass(frozen=True)
 class ReadPresenter(ToolPresenter):
+    """read: the file path with the requested line range, the content highlighted, pi's truncation notes."""
+
     name: str = "read"
     body: BodyKind = "code_result"
 
@@ -250,6 +252,8 @@ class PathPresenter(ToolPresenter):
 
 @dataclass(frozen=True)
 class BashPresenter(ToolPresenter):
+    """bash: ``$ command`` with its timeout, the output's tail, and where the full output was saved."""
+
     name: str = "bash"
     body: BodyKind = "tail"
     preview_lines: int = 5

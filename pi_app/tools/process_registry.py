@@ -31,6 +31,8 @@ _counter = 0
 
 @dataclass
 class _Call:
+    """One tracked bash call: its process group (once known), whether to keep what it leaves running, and if it runs."""
+
     pgid: int | None
     keep: bool
     running: bool = True

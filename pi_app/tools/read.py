@@ -42,6 +42,8 @@ def sniff_image_mime(head: bytes) -> str | None:
 
 @dataclass
 class _Image:
+    """A file the read tool recognised as an image: its sniffed MIME type and raw bytes."""
+
     mime: str
     data: bytes
 

@@ -20,6 +20,8 @@ Handler = Callable[["AppContext", str], Awaitable[None]]
 
 @dataclass(frozen=True)
 class Command:
+    """A built-in slash command: ``/name`` (or an alias) runs ``handler(ctx, args)``."""
+
     name: str
     description: str
     handler: Handler

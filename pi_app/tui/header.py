@@ -41,6 +41,8 @@ COLLAPSED_HINTS = 6
 
 @dataclass
 class HeaderData:
+    """What the startup header shows: name and version, loaded context files, skills and templates, warnings."""
+
     name: str = "pi"
     version: str = ""
     context_files: list[str] = field(default_factory=list)

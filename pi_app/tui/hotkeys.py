@@ -57,6 +57,8 @@ TRANSCRIPT_ACTIONS = frozenset({"select_messages"})
 
 @dataclass(frozen=True)
 class Section:
+    """One titled group of /hotkeys: (keys, description) rows."""
+
     title: str
     rows: list[tuple[str, str]]  # (keys as shown, description)
 

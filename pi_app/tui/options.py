@@ -22,6 +22,8 @@ DOUBLE_PRESS_S = 0.5  # Esc / Ctrl+C double-press window
 
 @dataclass
 class TuiOptions:
+    """How the interactive app starts: what the command line asked for, test overrides, injected services."""
+
     # From the command line: messages sent once the app is up (the first with its @file images); ``resume``
     # opens the session picker first (``pi -r``; cancelling it quits); ``themes`` are the ``--theme`` values
     # (paths to load, or a theme name for this run); ``warnings`` are startup warnings shown in the chat.

@@ -35,12 +35,16 @@ SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_c
 
 @dataclass(frozen=True, slots=True)
 class ToolCallInfo:
+    """A tool call's name and arguments, looked up by call id to show its result's row."""
+
     name: str
     arguments: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class DisplayText:
+    """How an entry reads as one row of the tree: a role tag, the text, and the row style."""
+
     tag: str  # "user: ", "assistant: ", "" (bracketed forms carry everything in body)
     body: str
     style: str  # STYLE_* of the tag (and of the body for bracketed forms)

@@ -45,6 +45,8 @@ FOOTER_KEYS = (
 
 @dataclass(frozen=True)
 class TreeAction:
+    """What the user picked in the tree browser: the action (continue, fork, clone, copy, label) and the entry."""
+
     kind: ActionKind
     entry_id: str
     label: str | None = None

@@ -40,6 +40,8 @@ def display_name(info: SessionInfo) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SessionRow:
+    """One row of the /resume picker: a session, and the fork-lineage connectors drawn before it."""
+
     info: SessionInfo
     prefix: str  # fork-lineage connectors in threaded mode ("", "├─ ", "│  └─ ")
 
@@ -83,6 +85,8 @@ def thread_sessions(sessions: Sequence[SessionInfo]) -> list[SessionRow]:
 
 @dataclass(frozen=True)
 class ParsedQuery:
+    """A /resume search parsed: fuzzy terms and quoted phrases, or a ``re:`` regex, or why it is invalid."""
+
     terms: list[tuple[str, str]]  # ("fuzzy" | "phrase", lower-cased value)
     regex: re.Pattern[str] | None = None
     error: str | None = None

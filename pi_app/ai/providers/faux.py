@@ -25,6 +25,8 @@ from pi_app.ai.types import Context, Model, ModelCost, dump
 
 @dataclass
 class FauxStep:
+    """One content block of a scripted reply: text, thinking, or a tool call."""
+
     kind: str  # "text" | "thinking" | "tool"
     text: str = ""
     name: str = ""
@@ -35,6 +37,8 @@ class FauxStep:
 
 @dataclass
 class FauxResponse:
+    """One scripted assistant reply: its blocks, how it ends, its usage and how fast it streams."""
+
     steps: list[FauxStep] = field(default_factory=list)
     stop_reason: str | None = None  # default: toolUse when the response has tool calls, else stop
     error: str | None = None  # after the steps, end with an error event carrying this message

@@ -148,6 +148,8 @@ def describe_transport_error(exc: BaseException, idle_timeout_s: float | None = 
 # ---------------------------------------------------------------- SSE
 @dataclass(slots=True)
 class SseEvent:
+    """One dispatched server-sent event: its ``event`` name, ``data`` text and ``id``."""
+
     event: str | None = None
     data: str = ""
     id: str | None = None

@@ -73,6 +73,8 @@ def find_turn_start(entries: list[Entry], index: int, start: int) -> int:
 
 @dataclass
 class CutPoint:
+    """Where a compaction cuts the path: the first entry kept, and where the turn it splits began (if any)."""
+
     first_kept_index: int
     turn_start_index: int  # -1 unless the cut splits a turn
     is_split_turn: bool
@@ -108,6 +110,8 @@ def find_cut_point(entries: list[Entry], start: int, end: int, keep_recent_token
 
 @dataclass
 class CompactionPreparation:
+    """A planned compaction: the messages to summarise, the first entry kept, and a split turn's prefix."""
+
     first_kept_entry_id: str
     messages_to_summarize: list[Any]
     turn_prefix_messages: list[Any]
@@ -195,6 +199,8 @@ def _prepare_at(
 
 @dataclass
 class BranchPreparation:
+    """An abandoned branch's messages chosen for its summary, the files they touched, and their tokens."""
+
     messages: list[Any]
     file_ops: FileOps
     total_tokens: int

@@ -65,6 +65,8 @@ def valid_usage(message: Any) -> Usage | None:
 
 @dataclass
 class ContextEstimate:
+    """Estimated context size: the last valid usage report plus an estimate for the messages after it."""
+
     tokens: int
     usage_tokens: int
     trailing_tokens: int

@@ -8,6 +8,8 @@ from typing import Any
 
 @dataclass
 class FileOps:
+    """The paths a stretch of conversation read, wrote and edited (from tool calls and earlier summaries)."""
+
     read: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
     edited: set[str] = field(default_factory=set)

@@ -28,6 +28,8 @@ class SummarizationAborted(Exception):
 
 @dataclass
 class CompactionResult:
+    """A compaction's summary, the first entry it keeps, the context size before it, and the files touched."""
+
     summary: str
     first_kept_entry_id: str
     tokens_before: int
@@ -148,6 +150,8 @@ async def compact(
 
 @dataclass
 class BranchSummaryResult:
+    """The summary of an abandoned branch and the files it touched, or whether it was aborted or failed."""
+
     summary: str | None = None
     read_files: list[str] = field(default_factory=list)
     modified_files: list[str] = field(default_factory=list)

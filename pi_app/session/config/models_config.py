@@ -183,6 +183,8 @@ class ProviderOverride:
 
 @dataclass
 class CustomModels:
+    """What models.json adds: custom models, provider and model overrides, API key settings, or the error."""
+
     models: list[Model] = field(default_factory=list)
     overrides: dict[str, ProviderOverride] = field(default_factory=dict)
     model_overrides: dict[str, dict[str, ModelOverride]] = field(default_factory=dict)

@@ -23,12 +23,16 @@ _DATED = re.compile(r"-\d{8}$")
 
 @dataclass
 class ScopedModel:
+    """A model in the ``--models`` / ``enabledModels`` scope, with the thinking level its pattern named."""
+
     model: Model
     thinking_level: str | None = None  # only when the pattern named one
 
 
 @dataclass
 class ParsedModel:
+    """The model a pattern matched (None: none), the thinking level of its ``:level`` suffix, and a warning."""
+
     model: Model | None
     thinking_level: str | None = None
     warning: str | None = None
@@ -36,6 +40,8 @@ class ParsedModel:
 
 @dataclass
 class CliModelResult:
+    """The model ``--model`` / ``--provider`` chose, with its thinking level and a warning, or the error."""
+
     model: Model | None
     thinking_level: str | None = None
     warning: str | None = None
@@ -44,6 +50,8 @@ class CliModelResult:
 
 @dataclass
 class InitialModel:
+    """The model and thinking level a session starts with, and a warning about the choice or why there is none."""
+
     model: Model | None
     thinking_level: str
     fallback_message: str | None = None

@@ -15,6 +15,8 @@ from .tree import render_tree
 
 @dataclass
 class SessionStats:
+    """Counts, token totals, cost and models over every branch of a session, for the export's header."""
+
     user: int = 0
     assistant: int = 0
     tool_results: int = 0

@@ -26,6 +26,8 @@ INDENT_CAP = 8  # as /tree: indent levels drawn at most
 
 @dataclass
 class TreeRow:
+    """One row of the export's sidebar tree: an entry, its depth and label, and folded-branch markers."""
+
     entry: Entry
     depth: int  # the real indent level
     label: str | None

@@ -11,6 +11,8 @@ CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 
 @dataclass(frozen=True)
 class ContextFile:
+    """An AGENTS.md or CLAUDE.md found for the session: its path and text, for the system prompt."""
+
     path: str
     content: str
 

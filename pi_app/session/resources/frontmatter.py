@@ -14,6 +14,8 @@ from typing import Any
 
 @dataclass
 class Frontmatter:
+    """A markdown file split into its YAML frontmatter (``data``) and ``body``, with any YAML errors."""
+
     data: dict[str, Any] = field(default_factory=dict)
     body: str = ""
     errors: list[str] = field(default_factory=list)

@@ -15,12 +15,16 @@ APPEND_SYSTEM_FILE = "APPEND_SYSTEM.md"
 
 @dataclass(frozen=True)
 class PromptFile:
+    """A SYSTEM.md or APPEND_SYSTEM.md that was read: its path and text."""
+
     path: str
     content: str
 
 
 @dataclass(frozen=True)
 class PromptFiles:
+    """The SYSTEM.md and APPEND_SYSTEM.md in effect, if any."""
+
     system: PromptFile | None = None  # replaces the default prompt
     append: PromptFile | None = None  # added after it
 

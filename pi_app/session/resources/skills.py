@@ -18,6 +18,8 @@ _SKIP_DIRS = {"node_modules"}
 
 @dataclass
 class Skill:
+    """A skill found on disk: its name and description, its file, and where it was found (user, project, path)."""
+
     name: str
     description: str
     file_path: str
@@ -28,6 +30,8 @@ class Skill:
 
 @dataclass
 class SkillLoadResult:
+    """The skills that loaded, and the warnings about their files."""
+
     skills: list[Skill] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

@@ -25,6 +25,8 @@ DOCS_URL = "https://github.com/badlogic/pi-mono/tree/main/packages/coding-agent"
 
 @dataclass
 class SystemPromptOptions:
+    """What the system prompt is built from: cwd, tools and their snippets, context files, skills, overrides."""
+
     cwd: str
     custom_prompt: str | None = None
     selected_tools: list[str] | None = None

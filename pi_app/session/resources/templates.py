@@ -12,6 +12,8 @@ from pi_app.session.resources.frontmatter import parse_frontmatter, read_markdow
 
 @dataclass
 class PromptTemplate:
+    """A prompt template: the markdown file ``/name args`` expands, with its description and origin."""
+
     name: str
     description: str
     content: str
@@ -21,6 +23,8 @@ class PromptTemplate:
 
 @dataclass
 class TemplateLoadResult:
+    """The prompt templates that loaded, and the warnings about their files."""
+
     templates: list[PromptTemplate] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ...agent.history import Deferred, MessageHistory
+from ...ai.deferred import UNSET as UNTYPED
 from ...ai.types import LLM_ROLES
 from ..messages import AgentMessage, iso_to_ms, parse_agent_message
 from .record import EntryRecord, bulk, collect_before_settling, settle_heap
@@ -92,13 +93,15 @@ class SessionContext:
         if "messages" in self.__dict__:
             return ResumedHistory(self.messages)
         early = self._early
+        warnings = self.warnings
         items: list[AgentMessage | Deferred[AgentMessage]] = []
+        append = items.append
         typed = 0
-        for i, src in enumerate(self.sources):
+        for i, src in enumerate(self.sources):  # (50k entries of a resumed session: kept lean)
             if i not in early:
                 role = _role_head(src)
                 if role and role != "system":
-                    items.append(_PendingMessage(src[0], src[1], self.warnings, role))
+                    append(_PendingMessage(src[0], src[1], warnings, role))
                     continue
                 # System messages (few; their text shapes the system prompt) and messages whose role is not
                 # known from their line are typed now: every Deferred can tell its role untyped.
@@ -143,7 +146,7 @@ class _PendingMessage(Deferred[AgentMessage]):
     def __init__(
         self, entry: Entry, built: dict[str, Any] | None, warnings: list[str] | None, role: str
     ) -> None:
-        super().__init__()
+        self._value = UNTYPED  # (Deferred.__init__, without the call: one of these per resumed message)
         self.entry = entry
         self.built = built
         self.warnings = warnings

@@ -20,6 +20,8 @@ from pi_app.tui.screens.model_select import DIALOG_CSS
 
 @dataclass(frozen=True)
 class SettingRow:
+    """One line of /settings: the settings.json key, its label, and the values it toggles or cycles through."""
+
     key: str  # settings.json key, dotted for nested ("compaction.enabled")
     label: str
     choices: tuple[Any, ...] = (True, False)  # booleans toggle; others cycle

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class TrustChoice:
+    """The answer picked on the trust screen: trust or not, whether to remember it, and for which folder."""
+
     trusted: bool
     remember: bool
     folder: str | None = None  # the folder a remembered decision is saved for (None: the cwd)

@@ -73,6 +73,8 @@ class ServerConfig(BaseModel):
 
 @dataclass(frozen=True)
 class ServerEntry:
+    """One configured MCP server: its name, validated config, and the mcp.json (and scope) it comes from."""
+
     name: str
     config: ServerConfig
     source: str  # the mcp.json that defines the server
@@ -86,6 +88,8 @@ class ServerEntry:
 
 @dataclass
 class McpConfig:
+    """The user and project MCP servers merged, with the problems found and the files read."""
+
     servers: list[ServerEntry] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # "<file>: <problem>"
     files: list[str] = field(default_factory=list)  # the files that exist and were read

@@ -42,6 +42,8 @@ SEARCH_LIMIT = 5
 
 @dataclass
 class RegisteredTool:
+    """An MCP tool registered as a pi tool: its server, its name there, its exposure, and whether it was withdrawn."""
+
     server: str
     tool: str
     exposure: str  # "direct" or "deferred"

@@ -38,6 +38,8 @@ _ORDER = {"failed": 0, "disconnected": 1, "connecting": 2, "connected": 3, "disa
 
 @dataclass(frozen=True)
 class ServerRow:
+    """One row of /mcp: a configured server's state, tools and exposure, and the file that defines it."""
+
     name: str
     state: str  # connecting, connected, disconnected, failed, disabled
     tools: tuple[str, ...]  # registered tool names (mcp__server__tool)
