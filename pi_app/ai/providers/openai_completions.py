@@ -292,6 +292,8 @@ def build_completions_body(model: Model, context: Context, options: StreamOption
 
 @dataclass
 class _ToolHistory:
+    """Whether a transcript sent without tools holds tool calls or results (proxies to Anthropic need ``tools``)."""
+
     seen: bool = False
 
     def watch(self, messages: Iterable[Any]) -> Iterator[Any]:

@@ -30,6 +30,8 @@ UNSET: Any = _Unset()  # "no leaf given" (use the last entry) as opposed to None
 
 @dataclass(frozen=True)
 class ModelRef:
+    """The model a session path last used: its latest model change or assistant reply."""
+
     provider: str
     model_id: str
 
@@ -509,6 +511,8 @@ def children_of(entries: Sequence[Entry], parent_id: str | None) -> list[Entry]:
 
 @dataclass
 class TreeNode:
+    """One entry of the session tree with its children (in file order) and its label, if any."""
+
     entry: Entry
     children: list[TreeNode] = field(default_factory=list)
     label: str | None = None

@@ -46,6 +46,8 @@ class SessionFileError(Exception):
 
 @dataclass
 class LoadedSession:
+    """A session file as read: its header, its entries as records, and what was found wrong or migrated."""
+
     path: str
     header: dict[str, Any] | None  # None: the file was empty (or whitespace only)
     entries: list[EntryRecord]

@@ -26,6 +26,8 @@ ALL_TEXT_LIMIT = 4000
 
 @dataclass
 class SessionInfo:
+    """One session file as the /resume picker lists it: ids, names, dates, counts and the first message."""
+
     path: str
     id: str
     cwd: str
