@@ -33,6 +33,7 @@ from pi_app.tui.footer_data import git_branch
 from pi_app.tui.key_actions import TRANSCRIPT_BINDINGS, KeyActions
 from pi_app.tui.keybindings import UNBOUND, apply_bindings, effective_bindings, keymap_of, load_keybindings
 from pi_app.tui.options import SessionStarter, TuiOptions
+from pi_app.tui.prompt_runner import PromptRunner
 from pi_app.tui.resumed_history import finish_history, seed_prompt_history
 from pi_app.tui.terminal_keys import key_notes, recognise_esc_cr, unreachable_keys
 from pi_app.tui.theme_support import WATCH_INTERVAL_S, ThemeFileWatch, first_theme, setup_themes
@@ -159,7 +160,6 @@ class PiApp(App[None]):
         self._unsubscribe: Callable[[], None] | None = None
         self.file_index: FileIndex | None = None  # built in a thread once mounted
         self._history_start = 0
-        self._compaction_queue: list[str] = []
         self._header: StartupHeader | None = None
         self._no_model: NoModelPanel | None = None
         self._last_status: StatusNotice | None = None
@@ -176,6 +176,7 @@ class PiApp(App[None]):
         self.footer = PiFooter(id="footer")
         self.keys = KeyActions(self)
         self.dialogs = Dialogs(self)
+        self.prompts = PromptRunner(self)  # what a submitted prompt becomes
         self.extensions = AppExtensions(self, self, self._app_key_bindings)  # extensions' UI, errors, keys
         self._apply_user_keybindings()
         recognise_esc_cr()  # Alt+Enter as most terminals send it
@@ -471,13 +472,13 @@ class PiApp(App[None]):
         """The command line's messages, one after the other (the first with the @file images), then what was
         submitted while the session was being built (as if typed now: commands run, prompts are sent)."""
         if first:
-            await self._run_prompt(first, images)
+            await self.prompts.run_prompt(first, images)
         for text in rest:
-            await self._run_prompt(text)
+            await self.prompts.run_prompt(text)
         held = held or []
         for i, (text, follow_up, held_images) in enumerate(held):
             self._show_waiting([waiting for waiting, _, _ in held[i + 1 :]])
-            await self._submit(text, follow_up, held_images)
+            await self.prompts.submit(text, follow_up, held_images)
 
     def _show_held(self) -> None:
         if self._held:
@@ -711,7 +712,9 @@ class PiApp(App[None]):
             self._held.append((text, follow_up, images or None))
             self._show_held()
             return
-        self.run_worker(self._submit(text, follow_up, images or None), group="submit", exit_on_error=False)
+        self.run_worker(
+            self.prompts.submit(text, follow_up, images or None), group="submit", exit_on_error=False
+        )
 
     def clipboard_image(self) -> ImageContent | str | None:
         """Ctrl+V: the clipboard's image, prepared as pi prepares images (a string says why it is unusable)."""
@@ -732,95 +735,8 @@ class PiApp(App[None]):
             return prepared.message
         return ImageContent(data=prepared.data, mimeType=prepared.mime)
 
-    async def _submit(self, text: str, follow_up: bool, images: list[ImageContent] | None = None) -> None:
-        from pi_app.tui.commands import find_command, run_command, split_command
-        from widgets.notices import ErrorNotice
-
-        session = self.session
-        stripped = text.strip()
-        if stripped.startswith("/"):
-            name, arg = split_command(stripped)
-            command = find_command(name)
-            if command is not None:
-                await run_command(self, command, arg)
-                return
-            known = {c["name"] for c in session.get_commands()}
-            if name not in known:
-                await self.chat.add(ErrorNotice(f"Unknown command: /{name}"))
-                return
-        if stripped.startswith("!") and not session.is_streaming:
-            excluded = stripped.startswith("!!")
-            command_text = stripped[2:].strip() if excluded else stripped[1:].strip()
-            if command_text:
-                await self.run_bash(command_text, excluded, text)
-                return
-        if session.is_compacting:
-            self._compaction_queue.append(text)
-            await self.show_status("Queued message for after compaction")
-            return
-        if session.is_streaming:
-            await session.prompt(text, images, streaming_behavior="followUp" if follow_up else "steer")
-            return
-        await self._run_prompt(text, images)
-
-    async def _run_prompt(self, text: str, images: list[Any] | None = None) -> None:
-        from widgets.notices import ErrorNotice
-
-        try:
-            await self.session.prompt(text, images) if images else await self.session.prompt(text)
-        except Exception as exc:
-            await self.bridge.drained()
-            await self.chat.add(ErrorNotice(str(exc)))
-        finally:
-            await self.bridge.drained()
-            self.status.clear()
-            self.refresh_footer()
-
-    async def run_bash(self, command: str, exclude: bool, original: str) -> None:
-        from widgets.notices import ErrorNotice
-
-        session = self.session
-        if session.is_bash_running:
-            await self.show_status(
-                "A bash command is already running. Press Esc to cancel it first.", "warning"
-            )
-            self.editor.load_text(original)
-            return
-        view = await self.chat.start_bash(
-            command, exclude_from_context=exclude, clock=self.options.clock, tick=not self.options.test_mode
-        )
-        try:
-            result = await session.execute_bash(command, exclude, view.append_output)
-        except Exception as exc:
-            view.finish(None)
-            await self.chat.add(ErrorNotice(f"Bash command failed: {exc}"))
-            return
-        view.finish(result.exit_code, result.cancelled, result.full_output_path)
-
     async def run_compaction(self, instructions: str | None) -> None:
-        from pi_app.session.results import Cancelled
-        from widgets.notices import ErrorNotice
-
-        session = self.session
-        if not [m for m in session.messages if getattr(m, "role", None) in ("user", "assistant")]:
-            await self.show_status("Nothing to compact (no messages yet)", "warning")
-            return
-        try:
-            await session.compact(instructions)
-        except Cancelled:
-            await self.bridge.drained()  # compaction_end already said "Compaction cancelled"
-        except Exception as exc:
-            await self.bridge.drained()
-            text = str(exc)
-            if not any(isinstance(w, ErrorNotice) and text in w.text for w in self.chat.items[-2:]):
-                await self.chat.add(ErrorNotice(f"Compaction failed: {text}"))
-        finally:
-            await self.flush_compaction_queue()
-
-    async def flush_compaction_queue(self) -> None:
-        queued, self._compaction_queue = self._compaction_queue, []
-        for text in queued:
-            self.submit(text)
+        await self.prompts.run_compaction(instructions)
 
     async def wait_until_idle(self) -> None:
         """For tests and benchmarks: the agent is idle and every event has reached the widgets."""
