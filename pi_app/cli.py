@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pi_app.code_cache import install as _install_code_cache
 
-# First of all: every dataclass created from here on (ours and our dependencies') compiles through it.
+# First of all: dataclass methods and string annotations compiled from here on (ours and our dependencies')
+# come from its cache (see pi_app/code_cache.py).
 _install_code_cache()
 
 import os  # noqa: E402
