@@ -25,6 +25,8 @@ def text_of(content: str | Iterable[Any] | None, joiner: str = "", *, limit: int
         return content if limit is None else content[:limit]
     if content is None or not isinstance(content, (list, tuple)):
         return ""
+    if len(content) == 1 and limit is None:  # the usual tool result or user message: one block, no join
+        return _block_text(content[0]) or ""
     out: list[str] = []
     size = 0
     for block in content:

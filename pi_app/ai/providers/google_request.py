@@ -13,6 +13,7 @@ from typing import Any
 from pi_app.ai.models import provider_thinking_value
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.http_common import default_max_tokens, merge_headers, sanitize_surrogates
+from pi_app.ai.text import text_of
 from pi_app.ai.transcript import ResolvedTranscript, system_text
 from pi_app.ai.types import AssistantMessage, Model, Tool
 
@@ -137,7 +138,7 @@ def _model_content(msg: Any, model: Model) -> dict[str, Any] | None:
 
 
 def _append_tool_result(contents: list[dict[str, Any]], msg: Any, model: Model) -> None:
-    text = "\n".join(b.text for b in msg.content if b.type == "text")
+    text = text_of(msg.content, "\n")
     images = [b for b in msg.content if b.type == "image"] if "image" in model.input else []
     # Gemini 3 takes images inside the function response; older models get them in a user turn.
     nested_images = "gemini-3" in model.id

@@ -35,6 +35,7 @@ from pi_app.ai.providers.openai_common import (
     resolve_api_key,
     sanitize,
 )
+from pi_app.ai.text import text_of
 from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system, system_text
 from pi_app.ai.transform import iter_transformed_messages
 from pi_app.ai.types import Context, Model, ToolCall, Usage
@@ -225,7 +226,7 @@ def iter_completions_messages(
             yield converted
         elif role == "toolResult":
             in_results = True
-            text = "\n".join(b.text for b in msg.content if b.type == "text")
+            text = text_of(msg.content, "\n")
             tool_msg: dict[str, Any] = {
                 "role": "tool",
                 "content": sanitize(text or "(see attached image)"),

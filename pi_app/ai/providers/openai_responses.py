@@ -35,6 +35,7 @@ from pi_app.ai.providers.openai_common import (
     resolve_api_key,
     sanitize,
 )
+from pi_app.ai.text import text_of
 from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system, system_text
 from pi_app.ai.transform import iter_transformed_messages
 from pi_app.ai.types import AssistantMessage, Context, Model, Usage
@@ -144,7 +145,7 @@ def _assistant_items(msg: AssistantMessage, model: Model, msg_index: int) -> lis
 
 
 def _tool_output(msg: Any, accepts_images: bool) -> str | list[dict[str, Any]]:
-    text = "\n".join(b.text for b in msg.content if b.type == "text")
+    text = text_of(msg.content, "\n")
     images = [b for b in msg.content if b.type == "image"]
     if images and accepts_images:
         parts: list[dict[str, Any]] = [{"type": "input_text", "text": sanitize(text)}] if text else []
