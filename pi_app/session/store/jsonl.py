@@ -164,6 +164,14 @@ _NONBLANK_TEXT_B = re.compile(NONBLANK_TEXT.encode())
 _STOP_REASON_B = re.compile(STOP_REASON.encode())
 # message heads by role bytes and what is known of the text: a dict look-up per message line, no decode
 _HEADS: dict[tuple[bytes, bool, bool | None], MessageHead] = {}
+_KINDS: dict[bytes, str] = {}  # entry types as read -> the interned str (a handful of them)
+
+
+def _kind(raw: bytes) -> str:
+    kind = intern(raw.decode())
+    if len(_KINDS) < 256:  # (types are a closed set; a hostile file cannot grow this without bound)
+        _KINDS[raw] = kind
+    return kind
 
 
 def _entry_from_line(
@@ -180,10 +188,10 @@ def _entry_from_line(
         m = _PREFIX_B.match(raw)
     # A line without its newline is parsed in full: that is where a crash leaves a cut line.
     if m is not None and not cut and raw.endswith(b"}\n"):
-        kind, eid, parent, ts, role, text = m.groups()
-        fields = (intern(kind.decode()), eid.decode(), parent.decode() if parent else None, ts.decode())
+        kind_b, eid, parent, ts, role, text = m.groups()
+        kind = _KINDS.get(kind_b) or _kind(kind_b)
         head = None
-        if role is not None and fields[0] == "message":
+        if role is not None and kind == "message":
             has_text, hidden = text is not None, None
             if not has_text and role == b"assistant" and compact:
                 # what the tree would read the line for, judged from the bytes at hand
@@ -195,7 +203,10 @@ def _entry_from_line(
             head = _HEADS.get(key)
             if head is None:
                 head = _HEADS[key] = message_head(role.decode(), has_text, hidden)
-        return EntryRecord.at(src, offset, raw, len(raw) - 1, lineno, fields, head)
+        pid = parent.decode() if parent else None
+        return EntryRecord.at(
+            src, offset, raw, len(raw) - 1, lineno, kind, eid.decode(), pid, ts.decode(), head
+        )
     body = raw if cut else raw[:-1]
     if not body.strip():
         return None
@@ -217,13 +228,18 @@ def _entry_from_line(
         # Checked, but left in the file like prefix-read lines: memory stays proportional to what is
         # used, whatever key order or spacing the writer chose.
         parent, ts = obj.get("parentId"), obj.get("timestamp")
-        fields = (
+        return EntryRecord.at(
+            src,
+            offset,
+            body,
+            len(body),
+            lineno,
             intern(obj["type"]),
             obj["id"],
             parent if isinstance(parent, str) else None,
             ts if isinstance(ts, str) else "",
+            head_of(obj),
         )
-        return EntryRecord.at(src, offset, body, len(body), lineno, fields, head_of(obj))
     return None
 
 

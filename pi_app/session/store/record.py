@@ -255,18 +255,21 @@ class EntryRecord:
         raw: bytes,
         size: int,
         lineno: int,
-        fields: tuple[str, str, str | None, str],
+        type: str,
+        id: str,
+        parent_id: str | None,
+        timestamp: str,
         head: MessageHead | None = None,
     ) -> EntryRecord:
         """A record for the line read at ``offset`` of ``src``: ``raw`` as read (its newline, if any, past
-        ``size`` bytes, which are the line).
+        ``size`` bytes, which are the line), with its tree fields.
 
         Short lines are kept as text (a read per line would cost more than it saves); long ones, where a
         session's bytes are, stay in the file.
         """
         line = raw[:size].decode("utf-8", "surrogateescape") if size <= INLINE_LINE_BYTES else None
         span = line if line is not None else offset << _SPAN_BITS | size
-        return cls(*fields, span, None, lineno, head, src)
+        return cls(type, id, parent_id, timestamp, span, None, lineno, head, src)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EntryRecord:
