@@ -160,6 +160,14 @@ def main() -> int:
                 goal = "no target" if target is None else f"target <= {target}x"
                 line += f"   pi 1.6 {pi_t:6.2f} s   ratio {ratio:4.2f}x ({goal}){verdict}"
             print(line)
+            if res["pi"] and name.startswith("--session"):
+                # CPU seconds (all threads): pi's runtime spreads work over a second core (parallel GC,
+                # compiler threads); ours is one thread, so its wall time is its CPU time
+                ours_cpu, pi_cpu = median([r.cpu for r in res["ours"]]), median([r.cpu for r in res["pi"]])
+                print(
+                    f"{'':<36} CPU  ours {ours_cpu:6.2f} s   pi 1.6 {pi_cpu:6.2f} s   "
+                    f"ratio {ours_cpu / pi_cpu:4.2f}x (pi's CPU / wall: {pi_cpu / median([r.seconds for r in res['pi']]):.2f})"
+                )
             if name.startswith("--session"):
                 rss = median([r.max_rss for r in res["ours"]])
                 rss_line = (
