@@ -164,6 +164,7 @@ _NONBLANK_TEXT_B = re.compile(NONBLANK_TEXT.encode())
 _STOP_REASON_B = re.compile(STOP_REASON.encode())
 # message heads by role bytes and what is known of the text: a dict look-up per message line, no decode
 _HEADS: dict[tuple[bytes, bool, bool | None], MessageHead] = {}
+_READ_BUFFER_BYTES = 1 << 20
 _KINDS: dict[bytes, str] = {}  # entry types as read -> the interned str (a handful of them)
 
 
@@ -274,7 +275,9 @@ def load_session_file(
     """
     p = str(path)
     warnings = warnings if warnings is not None else []
-    with open(p, "rb") as fh:
+    # Read in 1 MiB pieces: the default 8 KiB makes a 29 MB file ~3,600 read calls, each several
+    # microseconds in a sandbox (a third of the time it takes to go through the lines).
+    with open(p, "rb", buffering=_READ_BUFFER_BYTES) as fh:
         lineno = 0
         offset = 0
         first: bytes | None = None
