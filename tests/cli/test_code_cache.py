@@ -8,6 +8,7 @@ nothing, and a damaged, foreign or unwritable cache is only a miss.
 import dataclasses
 import inspect
 import marshal
+import os
 import sys
 import typing
 from importlib.util import MAGIC_NUMBER
@@ -157,3 +158,24 @@ def test_the_cli_installs_it_beside_its_bytecode() -> None:
         """
     )
     assert done.stdout.split() == [CodeCache.__name__] * 2, done.stderr
+
+
+def test_a_second_start_compiles_nothing(tmp_path: Path) -> None:
+    """End to end, across processes: the first start writes the cache (here under a bytecode prefix of its
+    own), the next one takes every dataclass method and forward reference from it."""
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp_path / "pyc")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    script = """
+        import pi_app.cli
+        import pi_app.session.agent_session
+        from pi_app import code_cache
+        cache = code_cache._installed
+        print(cache.compiled, len(cache._used), cache.path)
+        """
+    first = run_fresh(script, env=env)
+    compiled, used, path = first.stdout.split()
+    assert int(compiled) > 100 and path.startswith(str(tmp_path)), first.stderr
+    assert Path(path).is_file()
+    second = run_fresh(script, env=env)
+    compiled, used_again, _ = second.stdout.split()
+    assert (int(compiled), used_again) == (0, used), second.stderr
