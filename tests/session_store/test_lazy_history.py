@@ -135,7 +135,13 @@ def test_tool_ledger_types_only_system_messages(tmp_path: Path, monkeypatch: pyt
     full = SessionManager.open(path).build_session_context().messages
     assert recorded_tool_names(full) == recorded_tool_names(systems)
     assert ctx.history.untyped == 600 and len(ctx.history) == len(ctx.sources) == 602  # systems: typed
-    assert list(ctx.history) == full and len(typed) == 2 + 602 + 600  # the two systems were typed once
+    # asked again once the history exists: the same two, and still nothing else typed
+    assert ctx.system_messages() == systems and ctx.history.untyped == 600 and len(typed) == 2 + 602
+    later = SessionManager.open(path).build_session_context()
+    assert later.history.untyped == 600 and later.system_messages() == systems  # the history first
+    assert later.history.untyped == 600
+    typed.clear()
+    assert list(ctx.history) == full and len(typed) == 600  # the two systems were typed once
 
 
 async def test_lazy_resume_types_the_tail_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

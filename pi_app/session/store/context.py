@@ -123,9 +123,11 @@ class SessionContext:
         stays untyped. Each is typed once, shared with :attr:`messages` and :attr:`history`."""
         if "messages" in self.__dict__:
             return [m for m in self.messages if m.role == "system"]
-        if "history" in self.__dict__:
-            return [m for m in self.history if m.role == "system"]
         early = self._early
+        if "history" in self.__dict__:
+            # The history typed every system message (and every message of unknown role) up front, into
+            # ``_early``: reading them there leaves the rest untyped (iterating the history would type it all).
+            return [m for _, m in sorted(early.items()) if m is not None and m.role == "system"]
         out: list[AgentMessage] = []
         for i, src in enumerate(self.sources):
             if _role_head(src) in ("system", None) and _is_system(src):
