@@ -152,3 +152,45 @@ def test_invalid_utf8_survives_clone(tmp_path):
     mgr = SessionManager.open(path, tmp_path)
     clone = mgr.create_branched_session(mgr.get_leaf_id())
     assert b"Thanks\xff!" in open(clone, "rb").read()
+
+
+def _chain(ids: list[bytes], roles: tuple[bytes, ...] = (b"user",)) -> bytes:
+    """A header and messages (roles taken in turn), each the child of the one before, with the given raw ids."""
+    lines = [b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/tmp"}']
+    parent = b"null"
+    for i, eid in enumerate(ids):
+        role = roles[i % len(roles)]
+        body = b'"content":[{"type":"text","text":"m%d"}],"timestamp":1' % i
+        if role == b"assistant":
+            body += b',"api":"faux","provider":"faux","model":"m","stopReason":"stop","usage":{}'
+        msg = b'{"role":"%s",%s}' % (role, body)
+        lines.append(
+            b'{"type":"message","id":"%s","parentId":%s,"timestamp":"t","message":%s}' % (eid, parent, msg)
+        )
+        parent = b'"' + eid + b'"'
+    return b"\n".join(lines) + b"\n"
+
+
+def test_a_raw_control_character_in_an_id_is_reported_at_load(tmp_path):
+    """Not JSON (a raw control byte in a string): parsed whole at load and reported, never typed from a cut
+    of its message (which is valid JSON on its own) as if the line were sound."""
+    path = tmp_path / "s.jsonl"
+    # an answer first (so nothing reads the later lines at load), then the damaged question and its answer
+    data = _chain([b"a", b"b\x01", b"c"], (b"assistant", b"user"))
+    data = data.replace(b'"parentId":"b\x01"', b'"parentId":"b\\u0001"')
+    path.write_bytes(data)
+    mgr = SessionManager.open(path)
+    assert len(mgr.warnings) == 1 and mgr.warnings[0].startswith(f"{path}:3: skipped malformed line")
+    texts = [m.content[0].text for m in mgr.build_session_context().messages]
+    assert "m1" not in texts and texts[-1] == "m2"
+
+
+def test_invalid_utf8_in_an_id_loads(tmp_path):
+    """An id that is not UTF-8 does not stop the load (it was a UnicodeDecodeError for the whole file)."""
+    path = tmp_path / "s.jsonl"
+    data = _chain([b"a", b"b\xff", b"c"])
+    path.write_bytes(data)
+    mgr = SessionManager.open(path, tmp_path)
+    assert [m.content[0].text for m in mgr.build_session_context().messages] == ["m0", "m1", "m2"]
+    lines = data.splitlines(keepends=True)
+    assert [r.line() for r in mgr.raw_entries()] == lines[1:]  # written back as they were

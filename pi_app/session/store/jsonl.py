@@ -203,25 +203,28 @@ def _entry_from_line(
         m = _PREFIX_B.match(raw)
     # A line without its newline is parsed in full: that is where a crash leaves a cut line.
     if m is not None and not cut and raw.endswith(b"}\n"):
-        kind_b, eid, parent, ts, role, text = m.groups()
-        kind = _KINDS.get(kind_b) or _kind(kind_b)
-        head = None
-        if role is not None and kind == "message":
-            has_text, hidden = text is not None, None
-            if not has_text and role == b"assistant" and compact:
-                # what the tree would read the line for, judged from the bytes at hand
-                if text_after_parts(raw, m.end()):
-                    has_text = True  # thinking first, then text
-                elif _NONBLANK_TEXT_B.search(raw, m.end()) is None:
-                    hidden = hidden_from_stops(_STOP_REASON_B.findall(raw))  # tool calls only (or failed)
-            key = (role, has_text, hidden)
-            head = _HEADS.get(key)
-            if head is None:
-                head = _HEADS[key] = message_head(role.decode(), has_text, hidden)
-        pid = parent.decode() if parent else None
-        return EntryRecord.at(
-            src, offset, raw, len(raw) - 1, lineno, kind, eid.decode(), pid, ts.decode(), head
-        )
+        kind_b, eid_b, parent_b, ts_b, role, text = m.groups()
+        try:
+            eid, ts = eid_b.decode(), ts_b.decode()
+            pid = parent_b.decode() if parent_b else None
+        except UnicodeDecodeError:
+            pass  # not UTF-8: the line is read whole below, as any line the prefix cannot vouch for
+        else:
+            kind = _KINDS.get(kind_b) or _kind(kind_b)
+            head = None
+            if role is not None and kind == "message":
+                has_text, hidden = text is not None, None
+                if not has_text and role == b"assistant" and compact:
+                    # what the tree would read the line for, judged from the bytes at hand
+                    if text_after_parts(raw, m.end()):
+                        has_text = True  # thinking first, then text
+                    elif _NONBLANK_TEXT_B.search(raw, m.end()) is None:
+                        hidden = hidden_from_stops(_STOP_REASON_B.findall(raw))  # tool calls only (or failed)
+                key = (role, has_text, hidden)
+                head = _HEADS.get(key)
+                if head is None:
+                    head = _HEADS[key] = message_head(role.decode(), has_text, hidden)
+            return EntryRecord.at(src, offset, raw, len(raw) - 1, lineno, kind, eid, pid, ts, head)
     body = raw if cut else raw[:-1]
     if not body.strip():
         return None

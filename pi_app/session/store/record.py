@@ -26,18 +26,21 @@ from .entries import to_line
 
 # The line prefix as JSON.stringify writes pi's entries (type, id, parentId, timestamp first); whitespace
 # between tokens is allowed so files written by other JSON writers (``json.dumps`` defaults, ``jq``) stay lazy.
-PREFIX = re.compile(
-    r'\{\s*"type"\s*:\s*"([a-z_]+)"\s*,\s*"id"\s*:\s*"([^"\\]+)"\s*,\s*"parentId"\s*:\s*'
-    r'(?:null|"([^"\\]+)")\s*,\s*"timestamp"\s*:\s*"([^"\\]*)"'
+# Only what JSON allows there is matched (its four whitespace characters; no raw control character in a
+# string): a line whose prefix is not valid JSON is parsed whole at load and reported, never read lazily.
+_PREFIX_TEMPLATE = (
+    r'\{<ws>"type"<ws>:<ws>"([a-z_]+)"<ws>,<ws>"id"<ws>:<ws>"([^"\\\x00-\x1f]+)"<ws>,<ws>"parentId"<ws>:<ws>'
+    r'(?:null|"([^"\\\x00-\x1f]+)")<ws>,<ws>"timestamp"<ws>:<ws>"([^"\\\x00-\x1f]*)"'
     # a message's role, then (group 6 set) content that is a string, or opens with a text part, with a visible
     # ASCII character before anything but spaces and escaped \n \r \t \f: the message has text (anything
     # rarer, e.g. thinking first: not known here)
-    r'(?:\s*,\s*"message"\s*:\s*\{\s*"role"\s*:\s*"([A-Za-z_]+)"'
-    r'(?:\s*,\s*"content"\s*:\s*(?:\[\s*\{\s*"type"\s*:\s*"text"\s*,\s*"text"\s*:\s*)?"'
+    r'(?:<ws>,<ws>"message"<ws>:<ws>\{<ws>"role"<ws>:<ws>"([A-Za-z_]+)"'
+    r'(?:<ws>,<ws>"content"<ws>:<ws>(?:\[<ws>\{<ws>"type"<ws>:<ws>"text"<ws>,<ws>"text"<ws>:<ws>)?"'
     r'(?: |\\[nrtf])*([!#-\[\]-~]|\\["\\/]))?)?'
 )
+PREFIX = re.compile(_PREFIX_TEMPLATE.replace("<ws>", r"[ \t\n\r]*"))
 # The same, exactly as pi writes it (no whitespace): tried first, as it matches in two thirds of the time.
-PI_PREFIX = re.compile(re.sub(r"\\s\*", "", PREFIX.pattern))
+PI_PREFIX = re.compile(_PREFIX_TEMPLATE.replace("<ws>", ""))
 _TEXT_PART = b'},{"type":"text","text":"'
 _VISIBLE = re.compile(rb'(?: |\\[nrtf])*(?:[!#-\[\]-~]|\\["\\/])')
 
