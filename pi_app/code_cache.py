@@ -19,9 +19,10 @@ after the first executes stored code objects instead:
   run compiled something new, atomically, and never when bytecode writing is off.
 - **Never an error:** an unreadable, foreign or damaged file is a miss; a failed write is skipped. Text that
   does not compile raises as it would have, and is not cached.
-"""
 
-from __future__ import annotations
+(No ``from __future__ import annotations`` here: the builtins called below inherit the future flags of this
+module's frames, and must compile as they would for their callers, which have none.)
+"""
 
 import atexit
 import builtins
@@ -32,6 +33,7 @@ from types import CodeType
 from typing import Any
 
 _MAX_ENTRIES = 8192  # beyond this, a save keeps only what the run used (old code's entries drop out)
+_FORMAT = b"/2"  # after the interpreter's magic number: this file's own layout (2: keys by mode as tuples)
 
 
 class CodeCache:
@@ -41,12 +43,12 @@ class CodeCache:
         self.path = path
         self.magic = magic
         self.compiled = 0  # sources compiled by this process (cache misses)
-        self._codes: dict[str, CodeType] | None = None  # loaded on first use
-        self._used: dict[str, CodeType] = {}
+        self._codes: dict[str | tuple[str, str], CodeType] | None = None  # loaded on first use
+        self._used: dict[str | tuple[str, str], CodeType] = {}
 
     def code(self, source: str, mode: str = "exec") -> CodeType:
         codes = self._codes if self._codes is not None else self._load()
-        key = source if mode == "exec" else f"{mode}\0{source}"
+        key = source if mode == "exec" else (mode, source)
         code = codes.get(key)
         if type(code) is not CodeType:  # (not cached, or not what the file should hold)
             code = codes[key] = builtins.compile(source, "<string>", mode, dont_inherit=True)
@@ -72,7 +74,7 @@ class CodeCache:
             return self.code(source, mode)
         return builtins.compile(source, filename, mode, flags, dont_inherit, optimize)
 
-    def _load(self) -> dict[str, CodeType]:
+    def _load(self) -> dict[str | tuple[str, str], CodeType]:
         self._codes = {}
         if self.path is None:
             return self._codes
@@ -129,7 +131,7 @@ def install() -> None:
 
     if _installed is not None:
         return
-    _installed = CodeCache(cache_path(), MAGIC_NUMBER)
+    _installed = CodeCache(cache_path(), MAGIC_NUMBER + _FORMAT)
     if "exec" not in vars(dataclasses):  # (someone else's hook: leave it)
         vars(dataclasses)["exec"] = _installed.exec
     if "compile" not in vars(typing):
