@@ -104,7 +104,9 @@ class SessionBeforeSwitchEvent:
 
 @dataclass(slots=True, repr=False, eq=False)
 class SessionBeforeForkEvent:
-    """Before /fork (``before``) or /clone (``at``) at ``entry_id``; a ``CancelResult(cancel=True)`` stops it."""
+    """Before a fork or clone at ``entry_id``. ``before``: RPC ``fork`` and ``ctx.fork`` (the new session ends just
+    before it); ``at``: /fork, /tree and /clone (before a user message, with any other entry included). A
+    ``CancelResult(cancel=True)`` stops it."""
 
     type: ClassVar[str] = "session_before_fork"
     entry_id: str
