@@ -668,6 +668,13 @@ class PiApp(App[None]):
     def on_event_bridge_model_changed(self) -> None:
         self.on_model_changed()
 
+    def on_event_bridge_compaction_ended(self) -> None:
+        """Prompts submitted while a compaction ran go out now, whatever started it (an automatic one too)."""
+        if self.session.is_compacting:  # its last step is still unwinding: once it has
+            self.call_after_refresh(self.on_event_bridge_compaction_ended)
+            return
+        self.prompts.flush_compaction_queue()
+
     def on_event_bridge_thinking_level_changed(self, message: EventBridge.ThinkingLevelChanged) -> None:
         self.editor.thinking_level = message.level
         self.refresh_footer()

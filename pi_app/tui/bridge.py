@@ -93,6 +93,9 @@ class EventBridge:
     class ModelChanged(Message):
         """The session's model changed."""
 
+    class CompactionEnded(Message):
+        """A compaction (manual or automatic) ended, however it ended."""
+
     class ThinkingLevelChanged(Message):
         def __init__(self, level: str) -> None:
             super().__init__()
@@ -222,6 +225,7 @@ class EventBridge:
                 post(self.StatusChanged("compacting", automatic=event.reason != "manual"))
             case CompactionEndEvent():
                 post(self.StatusChanged("restore"))
+                post(self.CompactionEnded())
                 if not event.aborted and event.result is not None:
                     post(self.FooterChanged())
             case AutoRetryStartEvent():
