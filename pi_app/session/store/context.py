@@ -12,7 +12,7 @@ from pydantic import TypeAdapter
 
 from ...agent.history import Deferred, MessageHistory
 from ...ai.deferred import UNSET as UNTYPED
-from ...ai.types import LLM_ROLES
+from ...ai.types import LLM_ROLES, MESSAGE_CLASSES
 from ..messages import AgentMessage, iso_to_ms, parse_agent_message
 from .record import EntryRecord, bulk, collect_before_settling, settle_heap
 
@@ -107,9 +107,9 @@ class SessionContext:
                     continue
                 # System messages (few; their text shapes the system prompt) and messages whose role is not
                 # known from their line are typed now: every Deferred can tell its role untyped.
-                early[i] = _typed(src[0], src[1], self.warnings)
+                early[i] = _typed(src[0], src[1], warnings)
             if (msg := early[i]) is not None:  # (an unusable one was reported)
-                items.append(msg)
+                append(msg)
                 typed += 1
         return ResumedHistory(items, untyped=len(items) - typed)
 
@@ -207,7 +207,7 @@ def _line_adapter(role: str | None = None) -> TypeAdapter[Any]:
     else of any LLM role."""
     from pydantic import BaseModel, ConfigDict
 
-    from ...ai.types import MESSAGE_CLASSES, Message
+    from ...ai.types import Message
 
     kind = MESSAGE_CLASSES.get(role, Message)
 
@@ -228,13 +228,10 @@ def _validate_line(role: str | None) -> Callable[[bytes], Any]:
     return _line_adapter(role).validator.validate_json
 
 
-def _message_validators() -> dict[str, Callable[[bytes], Any]]:
-    from ...ai.types import MESSAGE_CLASSES
-
-    return {role: cls.__pydantic_validator__.validate_json for role, cls in MESSAGE_CLASSES.items()}
-
-
-_VALIDATE_MESSAGE = _message_validators()  # role -> its model's validator, straight from JSON
+# role -> its model's validator, straight from JSON
+_VALIDATE_MESSAGE: dict[str, Callable[[bytes], Any]] = {
+    role: cls.__pydantic_validator__.validate_json for role, cls in MESSAGE_CLASSES.items()
+}
 
 
 def _typed(entry: Entry, built: dict[str, Any] | None, warnings: list[str] | None) -> AgentMessage | None:

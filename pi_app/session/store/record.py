@@ -186,9 +186,7 @@ class LineSource:
         value of an object's last member when ``key`` is that member's ``,"name":``. b"" when the line has
         no ``key`` (or the file shrank). Only the value is copied, not the line."""
         data, at = self._holding(offset, size)
-        end = at + size
-        found = data.find(key, at, end) if len(data) >= end else -1
-        return data[found + len(key) : end - 1] if found >= 0 else b""
+        return _after_key(data, at, at + size, key) if len(data) >= at + size else b""
 
     def _holding(self, offset: int, size: int) -> tuple[bytes, int]:
         """Bytes holding the ``size`` bytes at ``offset``, and where in them they start."""
@@ -220,6 +218,15 @@ class LineSource:
 
 
 _MESSAGE_KEY = b',"message":'  # (see EntryRecord.message_json)
+
+
+def _after_key(data: bytes, start: int, end: int, key: bytes) -> bytes:
+    """What follows the first ``key`` in ``data[start:end]`` (a line), up to its last byte excluded; b"" when
+    there is no ``key``."""
+    found = data.find(key, start, end)
+    return data[found + len(key) : end - 1] if found >= 0 else b""
+
+
 _SPAN_BITS = 32  # a line's place in its file, packed in one int: offset << 32 | length
 INLINE_LINE_BYTES = 256  # lines up to this size are kept in memory
 
@@ -313,8 +320,7 @@ class EntryRecord:
             return self._src.read_member(raw >> _SPAN_BITS, raw & ((1 << _SPAN_BITS) - 1), _MESSAGE_KEY)
         if isinstance(raw, str):
             line = raw.encode("utf-8", "surrogateescape")
-            found = line.find(_MESSAGE_KEY)
-            return line[found + len(_MESSAGE_KEY) : -1] if found >= 0 else b""
+            return _after_key(line, 0, len(line), _MESSAGE_KEY)
         return b""
 
     @property
