@@ -43,6 +43,11 @@ class Deferred(Generic[T]):
             self._value = self.make()
         return self._value  # type: ignore[return-value]
 
+    @property
+    def found_unusable(self) -> bool:
+        """Typed already and found unusable (reported then, and left out of every read since)."""
+        return self._value is None
+
     def transient(self) -> T | None:
         """The typed message without keeping it (the kept one if typed already). An unusable message is
         remembered as such, so it is reported once however often it is read."""

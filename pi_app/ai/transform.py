@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi_app.ai.deferred import materialize
@@ -74,6 +75,21 @@ def _synthetic_results(pending: list[ToolCall], seen: set[str]) -> list[ToolResu
     ]
 
 
+@dataclass
+class TransformState:
+    """What the transform carries from one message to the next, left as it ended after a pass.
+
+    A transcript transformed in two parts (see ``pi_app.ai.providers.split_build``) is the same as one
+    transformed whole only where the first part ended with no tool call waiting and none of its id
+    renames applies to a result in the second: :attr:`results` (every result's tool-call id, as stored)
+    is what the second part gives for that check."""
+
+    id_map: dict[str, str] = field(default_factory=dict)  # tool-call id -> normalised id
+    pending: list[ToolCall] = field(default_factory=list)  # calls of the last assistant turn...
+    seen: set[str] = field(default_factory=set)  # ...and which of them have a result so far
+    results: set[str] = field(default_factory=set)
+
+
 def transform_messages(
     messages: Iterable[Any], model: Model, normalize_tool_call_id: NormalizeId | None = None
 ) -> list[Any]:
@@ -82,7 +98,10 @@ def transform_messages(
 
 
 def iter_transformed_messages(
-    messages: Iterable[Any], model: Model, normalize_tool_call_id: NormalizeId | None = None
+    messages: Iterable[Any],
+    model: Model,
+    normalize_tool_call_id: NormalizeId | None = None,
+    state: TransformState | None = None,
 ) -> Iterator[Any]:
     """Make a transcript safe to send to ``model``, one message at a time (nothing is held but the tool
     calls still waiting for their results, so a request can stream from a 50k-message history).
@@ -91,10 +110,11 @@ def iter_transformed_messages(
     signatures are stripped across models, tool-call ids are optionally normalised (and results remapped),
     errored/aborted assistant turns are skipped, and tool calls left without a result get a synthetic
     error result (before the next assistant or user message) so every API accepts the history.
+    ``state`` (fresh by default) is left as the pass ended.
     """
-    id_map: dict[str, str] = {}
-    pending: list[ToolCall] = []
-    seen: set[str] = set()
+    if state is None:
+        state = TransformState()
+    id_map, pending, seen, results = state.id_map, state.pending, state.seen, state.results
     for msg in materialize(messages):  # a resumed message is typed here, for this request only
         role = msg.role
         if role == "assistant":
@@ -110,6 +130,7 @@ def iter_transformed_messages(
                 pending, seen = calls, set()
             yield msg
         elif role == "toolResult":
+            results.add(msg.toolCallId)
             if msg.toolCallId in id_map:
                 msg = msg.model_copy(update={"toolCallId": id_map[msg.toolCallId]})
             seen.add(msg.toolCallId)
@@ -121,3 +142,4 @@ def iter_transformed_messages(
             yield msg
         else:
             yield msg
+    state.pending, state.seen = pending, seen

@@ -8,13 +8,11 @@ session's history held afterwards.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pi_app.session.store import SessionManager
 from tests.fresh_interpreter import run_fresh
 from tests.modes import scripts
 from tests.modes.harness import make_env
-from tests.perf.session_gen import linear_session
+from tests.perf.session_gen import linear_session, make_bad_line
 
 SCRIPT = """
 import sys
@@ -38,24 +36,12 @@ print("held", len(session.transcript), "untyped", session.untyped_messages)
 N = 1_500
 
 
-def _bad_line(path: Path) -> tuple[str, int]:
-    """Make the 10th line an assistant message whose content is not a list: (its entry id, its line)."""
-    lines = path.read_bytes().splitlines(keepends=True)
-    line = lines[9].decode()
-    assert '"role":"assistant"' in line
-    start = line.index('"content":[')
-    end = line.index('],"api"')
-    lines[9] = (line[:start] + '"content":12' + line[end + 1 :]).encode()
-    path.write_bytes(b"".join(lines))
-    return line.split('"id":"', 1)[1].split('"', 1)[0], 10
-
-
 def test_a_print_run_types_each_stored_message_for_its_request_only(tmp_path, loopback) -> None:
     env = make_env(tmp_path)
     env.write_models(loopback.url, "openai-completions")
     path = tmp_path / "big.jsonl"
     linear_session(path, N, cwd=str(env.project))
-    bad_id, bad_line = _bad_line(path)
+    bad_id, bad_line = make_bad_line(path, 10)
     eager = SessionManager.open(path).build_session_context().messages  # what an eager resume sends
     loopback.add(scripts.text("openai-completions", "hello"))
     done = run_fresh(SCRIPT, str(path), cwd=env.project, env=env.env(), timeout=120)

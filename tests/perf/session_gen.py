@@ -105,3 +105,16 @@ def _assistant(text: str, provider: str, model: str, api: str, ms: int, call: st
         "stopReason": "toolUse" if call else "stop",
         "timestamp": ms,
     }
+
+
+def make_bad_line(path: Path, line: int) -> tuple[str, int]:
+    """Make line ``line`` (1-based; an assistant message) unusable, its content a number: (its entry id,
+    ``line``)."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    text = lines[line - 1].decode()
+    assert '"role":"assistant"' in text
+    start = text.index('"content":[')
+    end = text.index('],"api"')
+    lines[line - 1] = (text[:start] + '"content":12' + text[end + 1 :]).encode()
+    path.write_bytes(b"".join(lines))
+    return text.split('"id":"', 1)[1].split('"', 1)[0], line

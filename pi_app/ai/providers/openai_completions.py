@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,9 +35,15 @@ from pi_app.ai.providers.openai_common import (
     resolve_api_key,
     sanitize,
 )
+from pi_app.ai.providers.split_build import encode_split
 from pi_app.ai.text import text_of
-from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system, system_text
-from pi_app.ai.transform import iter_transformed_messages
+from pi_app.ai.transcript import (
+    ResolvedTranscript,
+    resolve_transcript,
+    supports_mid_convo_system,
+    system_text,
+)
+from pi_app.ai.transform import TransformState, iter_transformed_messages
 from pi_app.ai.types import Context, Model, ToolCall, Usage
 
 # ---------------------------------------------------------------- compat
@@ -190,11 +196,24 @@ def convert_completions_messages(
 _BRIDGE = "I have processed the tool results."
 
 
+@dataclass
+class _ConvertState:
+    """Where a conversion pass ended: whether a user or system message next would have the bridging
+    assistant message put before it (``requiresAssistantAfterToolResult``)."""
+
+    bridge_owed: bool = False
+
+
 def iter_completions_messages(
-    model: Model, system_prompt: str, messages: Iterable[Any], compat: dict[str, Any]
+    model: Model,
+    system_prompt: str,
+    messages: Iterable[Any],
+    compat: dict[str, Any],
+    state: _ConvertState | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Chat Completions ``messages`` for an already-transformed transcript, one at a time: a run of tool
-    results is the only thing looked at as a group (for the images it attaches after it)."""
+    results is the only thing looked at as a group (for the images it attaches after it). ``state``, when
+    given, is left as the pass ended."""
     system_role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
     accepts_images = "image" in model.input
     bridge = bool(compat["requiresAssistantAfterToolResult"])
@@ -241,6 +260,9 @@ def iter_completions_messages(
         last_role = role
     if in_results:
         yield from _end_of_results(images, bridge)
+        last_role = "user" if images else "toolResult"
+    if state is not None:
+        state.bridge_owed = bridge and last_role == "toolResult"
 
 
 def _end_of_results(images: list[dict[str, Any]], bridge: bool) -> Iterator[dict[str, Any]]:
@@ -308,20 +330,60 @@ class _ToolHistory:
             yield m
 
 
-def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:
-    compat = resolve_completions_compat(model)
-    transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-    messages = iter_transformed_messages(transcript.messages, model, _normalize_tool_call_id(model))
+# Where a part of the transcript ended: (a tool call still without its result, the bridging message owed,
+# the tool-call ids it renamed, the stored ids of the results it read, it held tool calls or results)
+_PartEnd = tuple[bool, bool, list[str], list[str], bool]
+
+
+def _encode_part(
+    model: Model, compat: dict[str, Any], transcript: ResolvedTranscript, part: Sequence[Any], first: bool
+) -> tuple[EncodedArray, _PartEnd]:
+    """One part of the transcript encoded from a fresh state (the system prompt opens the first)."""
+    ended, converted = TransformState(), _ConvertState()
+    messages = iter_transformed_messages(part, model, _normalize_tool_call_id(model), ended)
     history = _ToolHistory()
     if not transcript.tools:
         messages = history.watch(messages)
-    wire: Iterable[dict[str, Any]] = iter_completions_messages(
-        model, transcript.system_prompt, messages, compat
-    )
-    if _wants_cache_control(model) or not encoded:
-        wire = list(wire)
-        _add_openrouter_cache_control(model, wire)
-    wire_messages = EncodedArray(wire) if encoded else wire
+    prompt = transcript.system_prompt if first else ""
+    array = EncodedArray(iter_completions_messages(model, prompt, messages, compat, converted))
+    waiting = any(call.id not in ended.seen for call in ended.pending)
+    renamed, results = list(ended.id_map), list(ended.results)
+    return array, (waiting, converted.bridge_owed, renamed, results, history.seen)
+
+
+def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
+    """The second part, encoded from a fresh state, is what one pass would have made of it after the first
+    (its first message is a user message: :func:`~pi_app.ai.providers.split_build.split_point`)."""
+    waiting, bridge_owed, renamed, _, _ = first
+    return not waiting and not bridge_owed and not set(renamed) & set(second[3])
+
+
+def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:
+    compat = resolve_completions_compat(model)
+    transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
+    history = _ToolHistory()
+    split = None
+    if encoded and not _wants_cache_control(model):
+
+        def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
+            return _encode_part(model, compat, transcript, messages, first)
+
+        split = encode_split(transcript.messages, part, _parts_join)
+    wire_messages: EncodedArray | list[dict[str, Any]]
+    if split is not None:
+        wire_messages = split.array
+        history.seen = split.states[0][4] or split.states[1][4]
+    else:
+        messages = iter_transformed_messages(transcript.messages, model, _normalize_tool_call_id(model))
+        if not transcript.tools:
+            messages = history.watch(messages)
+        wire: Iterable[dict[str, Any]] = iter_completions_messages(
+            model, transcript.system_prompt, messages, compat
+        )
+        if _wants_cache_control(model) or not encoded:
+            wire = list(wire)
+            _add_openrouter_cache_control(model, wire)
+        wire_messages = EncodedArray(wire) if encoded else list(wire)
 
     params: dict[str, Any] = {"model": model.id, "messages": wire_messages, "stream": True}
     if compat["supportsUsageInStreaming"] is not False:

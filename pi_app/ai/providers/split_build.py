@@ -1,0 +1,208 @@
+"""A very long transcript encoded on two cores.
+
+Building a request from a resumed 50,000-message session is CPU work per message (typed from its line,
+transformed, converted, encoded): about half a second on one core, during which the second core idles. On
+Linux, when this process runs no other thread, the first part of the transcript is encoded by a forked
+child while this process encodes the rest; the child sends its bytes back through a pipe and exits.
+
+Both parts start from a fresh provider state. The two are the same bytes as one pass only where the first
+part ended with nothing carried over (no tool call waiting for its result, no id rename that applies to
+the second part, nothing owed before the next message), so the split point is a user message after a
+finished turn, and the provider checks both parts' end states (``joinable``). If they do not join, or the child
+fails in any way, or the platform cannot fork safely, the caller encodes the transcript in one pass as it
+always did. A stored message the child found unusable is typed again here, so it is reported by this
+process, once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import marshal
+import os
+import signal
+import struct
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pi_app.ai.deferred import Deferred
+from pi_app.ai.providers.openai_common import EncodedArray
+
+# A provider's summary of where a part ended; it crosses the pipe, so it is made of what marshal writes.
+S = TypeVar("S", bound=tuple[bool | int | str | list[str], ...])
+
+SPLIT_AT = 8000  # messages; below this a fork and a pipe cost about what the second core saves
+_REACH = 4  # the split point is looked for within a quarter of the transcript either side of its middle
+_HEAD = struct.Struct("<QQ")  # lengths of the child's header and of its bytes
+_PIPE_BYTES = 1 << 20
+_TURN_ENDS = ("assistant", "toolResult")
+
+EncodePart = Callable[[Sequence[Any], bool], tuple[EncodedArray, S]]  # (messages, first part?) -> result
+
+
+@dataclass
+class Split(Generic[S]):
+    """The transcript as one array (the child's part as one run, then this process's runs) and each part's
+    end state, first then second."""
+
+    array: EncodedArray
+    states: tuple[S, S]
+
+
+def split_point(messages: Sequence[Any]) -> int | None:
+    """An index near the middle where a user message ends a turn (None if there is none)."""
+    n = len(messages)
+    mid, reach = n // 2, n // _REACH
+    for step in range(reach):
+        for k in (mid - step, mid + step):
+            if 0 < k < n and messages[k].role == "user" and messages[k - 1].role in _TURN_ENDS:
+                return k
+    return None
+
+
+def can_fork() -> bool:
+    """Fork is safe here: Linux (on macOS a forked child may not touch system frameworks) and no other
+    thread, whose locks the child would inherit held."""
+    return sys.platform == "linux" and hasattr(os, "fork") and threading.active_count() == 1
+
+
+def encode_split(
+    messages: Sequence[Any],
+    encode_part: EncodePart[S],
+    joinable: Callable[[S, S], bool],
+) -> Split[S] | None:
+    """``messages`` encoded in two parts at once (None: not split, encode them in one pass).
+
+    ``encode_part(part, first)`` encodes a part from a fresh state (only the first part opens the
+    request's own leading items) and summarises where it ended; ``joinable(first, second)`` says whether
+    the two parts equal one pass."""
+    if len(messages) < SPLIT_AT or not can_fork():
+        return None
+    k = split_point(messages)
+    if k is None:
+        return None
+    child = _Child.start(messages[:k], encode_part)
+    if child is None:
+        return None
+    try:
+        second, second_state = encode_part(messages[k:], False)
+    except BaseException:
+        child.kill()
+        raise
+    first = child.collect()
+    if first is None:  # the child failed: its part here instead (one pass would cost the same)
+        local, local_state = encode_part(messages[:k], True)
+        first = (b",".join(local.runs), local.count, local_state, [])
+    body, count, first_state, dropped = first
+    for i in dropped:
+        msg = messages[i]
+        if isinstance(msg, Deferred):
+            msg.transient()  # reported here (the child's report went nowhere), and remembered as unusable
+    if not joinable(first_state, second_state):
+        return None
+    array = EncodedArray()
+    if count:
+        array.runs.append(body)
+        array.count = count
+    array.runs.extend(second.runs)
+    array.count += second.count
+    return Split(array, (first_state, second_state))
+
+
+@dataclass
+class _Child(Generic[S]):
+    """A forked process encoding the first part, and the pipe its result comes back through."""
+
+    pid: int
+    fd: int
+
+    @classmethod
+    def start(cls, part: Sequence[Any], encode_part: EncodePart[S]) -> _Child[S] | None:
+        try:
+            read_fd, write_fd = os.pipe()
+        except OSError:
+            return None
+        with contextlib.suppress(OSError, AttributeError):  # fewer round trips for megabytes of JSON
+            import fcntl
+
+            fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_fd)
+            os.close(write_fd)
+            return None
+        if pid == 0:
+            _run_child(read_fd, write_fd, part, encode_part)  # never returns
+        os.close(write_fd)
+        return cls(pid, read_fd)
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        self._reap()
+
+    def collect(self) -> tuple[bytes, int, S, list[int]] | None:
+        """The child's bytes, item count, end state and unusable messages; None if it did not finish."""
+        try:
+            data = _read_all(self.fd)
+        except OSError:
+            self.kill()
+            return None
+        if not self._reap() or len(data) < _HEAD.size:
+            return None
+        head_len, body_len = _HEAD.unpack_from(data)
+        if len(data) != _HEAD.size + head_len + body_len:
+            return None
+        try:
+            count, state, dropped = marshal.loads(data[_HEAD.size : _HEAD.size + head_len])
+        except (EOFError, ValueError, TypeError):
+            return None
+        return data[_HEAD.size + head_len :], count, state, dropped
+
+    def _reap(self) -> bool:
+        """Close the pipe and wait for the child: True if it exited cleanly."""
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return False
+        return os.waitstatus_to_exitcode(status) == 0
+
+
+def _run_child(read_fd: int, write_fd: int, part: Sequence[Any], encode_part: EncodePart[S]) -> None:
+    """In the forked child: encode ``part``, write the result, exit without running anything of the
+    parent's (no atexit hooks, no buffered output flushed twice)."""
+    code = 1
+    try:
+        os.close(read_fd)
+        gc.disable()  # a collection would touch (and so copy) every page shared with the parent
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)  # the parent's stdout may be a protocol (rpc, json): nothing may reach it
+        os.dup2(devnull, 2)
+        array, state = encode_part(part, True)
+        dropped = [i for i, m in enumerate(part) if isinstance(m, Deferred) and m.found_unusable]
+        head = marshal.dumps((array.count, state, dropped))
+        body = b",".join(array.runs)
+        _write_all(write_fd, _HEAD.pack(len(head), len(body)) + head)
+        _write_all(write_fd, body)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, _PIPE_BYTES):
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,314 @@
+"""A long transcript's Chat Completions body encoded in two parts at once (issue 15: the 50k resume uses
+the second core): a forked child encodes the first part while this process encodes the rest. The bytes are
+always the one-pass bytes; where the parts cannot be joined exactly, or the child fails, the body is built
+in one pass as before.
+
+Here the split is forced on short transcripts (``SPLIT_AT`` lowered; ``can_fork`` answered yes, as a test
+worker may hold threads of other tests); ``test_print_resume_split.py`` runs the real thing in a fresh
+``pi -p`` process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_app.ai.options import StreamOptions
+from pi_app.ai.providers import openai_completions, split_build
+from pi_app.ai.providers.openai_common import encode_body
+from pi_app.ai.providers.openai_completions import build_completions_body
+from pi_app.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Model,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from pi_app.session.messages import convert_to_llm
+from pi_app.session.store import SessionManager
+from tests.perf.session_gen import linear_session, make_bad_line
+from tests.providers_openai.body_cases import cases
+from tests.providers_openai.test_one_pass_bodies import _golden_bytes
+
+CASES = cases()
+NAMES = [name for name, *_ in CASES]
+MODEL = Model(
+    id="m", api="openai-completions", provider="custom", baseUrl="http://x/v1", input=["text", "image"]
+)
+PNG = "iVBORw0KGgo="
+
+Splits = list[split_build.Split[Any] | None]
+
+
+@pytest.fixture
+def splits(monkeypatch: pytest.MonkeyPatch) -> Splits:
+    """Force the split on any transcript with a split point; record what each build's split returned."""
+    monkeypatch.setattr(split_build, "SPLIT_AT", 2)
+    monkeypatch.setattr(split_build, "can_fork", lambda: True)
+    seen: Splits = []
+    real = openai_completions.encode_split
+
+    def spy(*args: Any) -> Any:
+        result = real(*args)
+        seen.append(result)
+        return result
+
+    monkeypatch.setattr(openai_completions, "encode_split", spy)
+    return seen
+
+
+def _body(model: Model, ctx: Context, opts: StreamOptions | None = None) -> bytes:
+    pieces = encode_body(build_completions_body(model, ctx, opts or StreamOptions()))
+    assert pieces is not None
+    return b"".join(pieces)
+
+
+def _one_pass(model: Model, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    with monkeypatch.context() as m:
+        m.setattr(split_build, "SPLIT_AT", 10**9)
+        return _body(model, ctx)
+
+
+def _assistant(*content: Any, model: Model = MODEL, stop: str = "stop") -> AssistantMessage:
+    return AssistantMessage(
+        content=list(content), api=model.api, provider=model.provider, model=model.id, stopReason=stop
+    )
+
+
+def _turns(n: int, tag: str = "t") -> list[Any]:
+    """``n`` finished turns: a question, a tool call, its result, an answer."""
+    out: list[Any] = []
+    for i in range(n):
+        call = ToolCall(id=f"{tag}{i}", name="read", arguments={"path": f"f{i}"})
+        out += [
+            UserMessage(content=f"question {tag}{i}"),
+            _assistant(TextContent(text="let me look"), call, stop="toolUse"),
+            ToolResultMessage(toolCallId=call.id, toolName="read", content=[TextContent(text=f"r{i}")]),
+            _assistant(TextContent(text=f"answer {i}")),
+        ]
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_recorded_case_split_is_the_one_pass_bytes(name: str, splits: Splits) -> None:
+    _, model, ctx, opts = CASES[NAMES.index(name)]
+    assert _body(model, ctx, opts) == _golden_bytes(name)
+
+
+def test_a_long_transcript_is_split_and_joined_byte_for_byte(
+    splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctx = Context(systemPrompt="be brief", messages=[*_turns(40), UserMessage(content="and now?")])
+    expected = _one_pass(MODEL, ctx, monkeypatch)
+    assert _body(MODEL, ctx) == expected
+    split = splits[-1]
+    assert split is not None and len(split.array.runs) >= 2  # the child's part, then this process's
+
+
+def test_a_call_left_without_result_before_the_split_is_not_joined(
+    splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every user message follows a tool call with no result: one pass adds a synthetic result there, which
+    a second part started fresh would not."""
+    messages: list[Any] = []
+    for i in range(30):
+        call = ToolCall(id=f"c{i}", name="read", arguments={})
+        messages += [UserMessage(content=f"q{i}"), _assistant(call, stop="toolUse")]
+    ctx = Context(messages=messages)
+    expected = _one_pass(MODEL, ctx, monkeypatch)
+    assert b"No result provided" in expected
+    assert _body(MODEL, ctx) == expected
+    assert splits[-1] is None
+
+
+@pytest.mark.parametrize("images", [False, True])
+def test_the_bridge_after_tool_results_is_never_lost_at_the_split(
+    images: bool, splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``requiresAssistantAfterToolResult`` a user message right after a run of results gets a bridging
+    assistant message; a run that ends with images already has one before the images' user message."""
+    model = MODEL.model_copy(update={"compat": {"requiresAssistantAfterToolResult": True}})
+    messages: list[Any] = []
+    for i in range(30):
+        call = ToolCall(id=f"c{i}", name="read", arguments={})
+        content: list[Any] = [TextContent(text=f"r{i}")]
+        if images:
+            content.append(ImageContent(data=PNG, mimeType="image/png"))
+        messages += [
+            UserMessage(content=f"q{i}"),
+            _assistant(call, model=model, stop="toolUse"),
+            ToolResultMessage(toolCallId=call.id, toolName="read", content=content),
+        ]
+    ctx = Context(messages=messages)
+    expected = _one_pass(model, ctx, monkeypatch)
+    assert _body(model, ctx) == expected
+    assert (splits[-1] is not None) is images
+
+
+@pytest.mark.parametrize("late_result", [False, True])
+def test_an_id_renamed_in_the_first_part_and_used_in_the_second_is_not_joined(
+    late_result: bool, splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Responses-API call id from another model is renamed for Chat Completions; a result for it after the
+    split point (a late duplicate) must be renamed too, which only one pass knows to do."""
+    other = Model(id="o", api="openai-responses", provider="openai", baseUrl="http://y/v1")
+    call = ToolCall(id="call_1|fc_" + "x" * 60, name="read", arguments={})
+    filler = [
+        m for i in range(10) for m in (UserMessage(content=f"f{i}"), _assistant(TextContent(text="ok")))
+    ]
+    middle = [
+        UserMessage(content="look"),
+        _assistant(call, model=other, stop="toolUse"),
+        ToolResultMessage(toolCallId=call.id, toolName="read", content=[TextContent(text="first")]),
+        UserMessage(content="the split is here"),
+        ToolResultMessage(toolCallId=call.id, toolName="read", content=[TextContent(text="late")])
+        if late_result
+        else _assistant(TextContent(text="fine")),
+        _assistant(TextContent(text="done")),
+    ]
+    messages = [*filler, *middle, *filler]
+    assert split_build.split_point(messages) == len(filler) + 3
+    ctx = Context(messages=messages)
+    expected = _one_pass(MODEL, ctx, monkeypatch)
+    assert _body(MODEL, ctx) == expected
+    assert (splits[-1] is None) is late_result
+
+
+def test_tool_history_in_the_first_part_only_still_sends_empty_tools(
+    splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without tools, a history holding tool calls is sent with ``tools: []`` (proxies to Anthropic need
+    it), wherever in the transcript the calls are."""
+    plain = [m for i in range(20) for m in (UserMessage(content=f"p{i}"), _assistant(TextContent(text="ok")))]
+    ctx = Context(messages=[*_turns(3), *plain])
+    expected = _one_pass(MODEL, ctx, monkeypatch)
+    assert b'"tools":[]' in expected
+    assert _body(MODEL, ctx) == expected
+    assert splits[-1] is not None
+
+
+def _child_does(monkeypatch: pytest.MonkeyPatch, act: Callable[[], None]) -> None:
+    """Run ``act`` in the forked child before it encodes its part."""
+    parent = os.getpid()
+    real = openai_completions._encode_part
+
+    def encode_part(*args: Any) -> Any:
+        if os.getpid() != parent:
+            act()
+        return real(*args)
+
+    monkeypatch.setattr(openai_completions, "_encode_part", encode_part)
+
+
+def _raise() -> None:
+    raise RuntimeError("the child broke")
+
+
+def _killed() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.parametrize("act", [_raise, _killed], ids=["raises", "killed"])
+def test_a_failed_child_costs_time_not_bytes(
+    act: Callable[[], None], splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctx = Context(systemPrompt="sys", messages=_turns(30))
+    expected = _one_pass(MODEL, ctx, monkeypatch)
+    _child_does(monkeypatch, act)
+    assert _body(MODEL, ctx) == expected
+    assert splits[-1] is not None  # the first part was encoded here instead
+
+
+def test_the_child_writes_nothing_to_this_process_output(
+    splits: Splits, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """In rpc and json modes stdout is a protocol: nothing of the child's may reach it."""
+
+    def speak() -> None:
+        os.write(1, b"LEAK to stdout\n")
+        os.write(2, b"LEAK to stderr\n")
+
+    ctx = Context(messages=_turns(30))
+    expected = _one_pass(MODEL, ctx, monkeypatch)
+    _child_does(monkeypatch, speak)
+    assert _body(MODEL, ctx) == expected
+    out, err = capfd.readouterr()
+    assert "LEAK" not in out and "LEAK" not in err
+
+
+def test_an_error_in_this_process_part_leaves_no_child_behind(
+    splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent = os.getpid()
+    real = openai_completions._encode_part
+    children: list[int] = []
+    start = split_build._Child.start
+
+    def spy_start(part: Sequence[Any], encode: Any) -> Any:
+        child = start(part, encode)
+        children.append(child.pid)
+        return child
+
+    def encode_part(*args: Any) -> Any:
+        if os.getpid() == parent and not args[-1]:  # this process's part (not the first)
+            raise ValueError("cannot encode")
+        return real(*args)
+
+    monkeypatch.setattr(split_build._Child, "start", spy_start)
+    monkeypatch.setattr(openai_completions, "_encode_part", encode_part)
+    with pytest.raises(ValueError, match="cannot encode"):
+        build_completions_body(MODEL, Context(messages=_turns(30)), StreamOptions())
+    (pid,) = children
+    with pytest.raises(ChildProcessError):  # killed and reaped: no zombie
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_stored_message_the_child_found_unusable_is_reported_here_once(
+    tmp_path: Path, splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.jsonl"
+    linear_session(path, 200, cwd=str(tmp_path))
+    bad_id, bad_line = make_bad_line(path, 10)
+
+    def context() -> tuple[SessionManager, Context]:
+        manager = SessionManager.open(path)
+        return manager, Context(messages=convert_to_llm(manager.build_session_context().history))
+
+    _, ctx = context()
+    expected = _one_pass(MODEL, ctx, monkeypatch)
+    manager, ctx = context()
+    before = list(manager.warnings)
+    assert _body(MODEL, ctx) == expected
+    assert splits[-1] is not None
+    (reported,) = [w for w in manager.warnings[len(before) :] if bad_id in w]
+    assert reported.startswith(f"{path.resolve()}:{bad_line}: skipped unusable message entry {bad_id}")
+    assert _body(MODEL, ctx) == expected  # a second request: known unusable, not reported again
+    assert len([w for w in manager.warnings if bad_id in w]) == 1
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait)
+    thread.start()
+    try:
+        assert not split_build.can_fork()
+    finally:
+        release.set()
+        thread.join()
+
+
+def test_the_split_point_is_a_user_message_after_a_finished_turn() -> None:
+    messages = _turns(10)
+    k = split_build.split_point(messages)
+    assert k is not None and messages[k].role == "user" and messages[k - 1].role == "assistant"
+    assert abs(k - len(messages) // 2) <= 2
+    assert split_build.split_point([UserMessage(content="a")] * 20) is None
