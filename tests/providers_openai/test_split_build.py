@@ -66,6 +66,21 @@ def splits(monkeypatch: pytest.MonkeyPatch) -> Splits:
     return seen
 
 
+@pytest.fixture
+def children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pids of the children forked, as they start."""
+    pids: list[int] = []
+    start = split_build._Child.start
+
+    def spy(part: Sequence[Any], encode: Any) -> Any:
+        child = start(part, encode)
+        pids.append(child.pid)
+        return child
+
+    monkeypatch.setattr(split_build._Child, "start", spy)
+    return pids
+
+
 def _body(model: Model, ctx: Context, opts: StreamOptions | None = None) -> bytes:
     pieces = encode_body(build_completions_body(model, ctx, opts or StreamOptions()))
     assert pieces is not None
@@ -228,6 +243,22 @@ def test_a_failed_child_costs_time_not_bytes(
     assert splits[-1] is not None  # the first part was encoded here instead
 
 
+def test_a_stuck_child_is_killed_and_its_part_encoded_here(
+    splits: Splits, children: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child that never answers (deadlocked, starved) costs a bounded wait, not a hung request."""
+    monkeypatch.setattr(split_build, "_PATIENCE", 0)
+    monkeypatch.setattr(split_build, "_GRACE", 0.05)
+    ctx = Context(messages=_turns(30))
+    expected = _one_pass(MODEL, ctx, monkeypatch)
+    _child_does(monkeypatch, threading.Event().wait)  # blocks for good
+    assert _body(MODEL, ctx) == expected
+    assert splits[-1] is not None
+    (pid,) = children
+    with pytest.raises(ChildProcessError):  # killed and reaped
+        os.waitpid(pid, os.WNOHANG)
+
+
 def test_the_child_writes_nothing_to_this_process_output(
     splits: Splits, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -246,24 +277,16 @@ def test_the_child_writes_nothing_to_this_process_output(
 
 
 def test_an_error_in_this_process_part_leaves_no_child_behind(
-    splits: Splits, monkeypatch: pytest.MonkeyPatch
+    splits: Splits, children: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parent = os.getpid()
     real = openai_completions._encode_part
-    children: list[int] = []
-    start = split_build._Child.start
-
-    def spy_start(part: Sequence[Any], encode: Any) -> Any:
-        child = start(part, encode)
-        children.append(child.pid)
-        return child
 
     def encode_part(*args: Any) -> Any:
         if os.getpid() == parent and not args[-1]:  # this process's part (not the first)
             raise ValueError("cannot encode")
         return real(*args)
 
-    monkeypatch.setattr(split_build._Child, "start", spy_start)
     monkeypatch.setattr(openai_completions, "_encode_part", encode_part)
     with pytest.raises(ValueError, match="cannot encode"):
         build_completions_body(MODEL, Context(messages=_turns(30)), StreamOptions())

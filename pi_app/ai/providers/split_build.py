@@ -20,11 +20,13 @@ import contextlib
 import gc
 import marshal
 import os
+import select
 import signal
 import struct
 import sys
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -36,9 +38,11 @@ S = TypeVar("S", bound=tuple[bool | int | str | list[str], ...])
 
 SPLIT_AT = 8000  # messages; below this a fork and a pipe cost about what the second core saves
 _REACH = 4  # the split point is looked for within a quarter of the transcript either side of its middle
-_HEAD = struct.Struct("<QQ")  # lengths of the child's header and of its bytes
-_PIPE_BYTES = 1 << 20
+_HEAD = struct.Struct("<Q")  # the length of the child's header
+_PIPE_BYTES = 1 << 20  # also the size of the pieces the child's bytes come in
 _TURN_ENDS = ("assistant", "toolResult")
+_PATIENCE = 3  # times this process's own part, plus _GRACE seconds, that the child's part may take
+_GRACE = 1.0
 
 EncodePart = Callable[[Sequence[Any], bool], tuple[EncodedArray, S]]  # (messages, first part?) -> result
 
@@ -87,16 +91,19 @@ def encode_split(
     child = _Child.start(messages[:k], encode_part)
     if child is None:
         return None
+    started = time.monotonic()
     try:
         second, second_state = encode_part(messages[k:], False)
     except BaseException:
         child.kill()
         raise
-    first = child.collect()
+    # The child's part is about as long as this one: a child far slower than that is stuck (or starved),
+    # and encoding its part here is the bounded way out.
+    first = child.collect(time.monotonic() + _PATIENCE * (time.monotonic() - started) + _GRACE)
     if first is None:  # the child failed: its part here instead (one pass would cost the same)
         local, local_state = encode_part(messages[:k], True)
-        first = (b",".join(local.runs), local.count, local_state, [])
-    body, count, first_state, dropped = first
+        first = (local.runs, local.count, local_state, [])
+    pieces, count, first_state, dropped = first
     for i in dropped:
         msg = messages[i]
         if isinstance(msg, Deferred):
@@ -104,11 +111,8 @@ def encode_split(
     if not joinable(first_state, second_state):
         return None
     array = EncodedArray()
-    if count:
-        array.runs.append(body)
-        array.count = count
-    array.runs.extend(second.runs)
-    array.count += second.count
+    array.runs = [*pieces, *second.runs]  # each piece is whole runs, so the array's commas go between them
+    array.count = count + second.count
     return Split(array, (first_state, second_state))
 
 
@@ -145,23 +149,20 @@ class _Child(Generic[S]):
             os.kill(self.pid, signal.SIGKILL)
         self._reap()
 
-    def collect(self) -> tuple[bytes, int, S, list[int]] | None:
-        """The child's bytes, item count, end state and unusable messages; None if it did not finish."""
+    def collect(self, deadline: float) -> tuple[list[bytes], int, S, list[int]] | None:
+        """The child's bytes (in pieces of whole runs), item count, end state and unusable messages; None
+        if it did not finish (by ``deadline``, on the monotonic clock)."""
         try:
-            data = _read_all(self.fd)
-        except OSError:
+            (head_len,) = _HEAD.unpack(_read_exact(self.fd, _HEAD.size, deadline))
+            count, state, dropped, sizes = marshal.loads(_read_exact(self.fd, head_len, deadline))
+            # Read piece by piece, never all at once and then copied: the body is the run's largest object.
+            pieces = [_read_exact(self.fd, size, deadline) for size in sizes]
+            if _read_exact(self.fd, 1, deadline, at_end=True):
+                raise ValueError("more than the header said")
+        except (OSError, EOFError, ValueError, TypeError):  # (a missed deadline is a TimeoutError)
             self.kill()
             return None
-        if not self._reap() or len(data) < _HEAD.size:
-            return None
-        head_len, body_len = _HEAD.unpack_from(data)
-        if len(data) != _HEAD.size + head_len + body_len:
-            return None
-        try:
-            count, state, dropped = marshal.loads(data[_HEAD.size : _HEAD.size + head_len])
-        except (EOFError, ValueError, TypeError):
-            return None
-        return data[_HEAD.size + head_len :], count, state, dropped
+        return (pieces, count, state, dropped) if self._reap() else None
 
     def _reap(self) -> bool:
         """Close the pipe and wait for the child: True if it exited cleanly."""
@@ -186,10 +187,11 @@ def _run_child(read_fd: int, write_fd: int, part: Sequence[Any], encode_part: En
         os.dup2(devnull, 2)
         array, state = encode_part(part, True)
         dropped = [i for i, m in enumerate(part) if isinstance(m, Deferred) and m.found_unusable]
-        head = marshal.dumps((array.count, state, dropped))
-        body = b",".join(array.runs)
-        _write_all(write_fd, _HEAD.pack(len(head), len(body)) + head)
-        _write_all(write_fd, body)
+        pieces = list(_pieces(array.runs))
+        head = marshal.dumps((array.count, state, dropped, [len(p) for p in pieces]))
+        _write_all(write_fd, _HEAD.pack(len(head)) + head)
+        for piece in pieces:
+            _write_all(write_fd, piece)
         code = 0
     finally:
         os._exit(code)
@@ -201,8 +203,33 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, _PIPE_BYTES):
-        chunks.append(chunk)
-    return b"".join(chunks)
+def _pieces(runs: list[bytes]) -> Iterator[bytes]:
+    """Runs joined, with their commas, into pieces of about ``_PIPE_BYTES``."""
+    group: list[bytes] = []
+    size = 0
+    for run in runs:
+        group.append(run)
+        size += len(run)
+        if size >= _PIPE_BYTES:
+            yield b",".join(group)
+            group, size = [], 0
+    if group:
+        yield b",".join(group)
+
+
+def _read_exact(fd: int, size: int, deadline: float, at_end: bool = False) -> bytes:
+    """``size`` bytes from the pipe (``at_end``: up to ``size``, the end of the output being expected)."""
+    parts: list[bytes] = []
+    got = 0
+    while got < size:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            raise TimeoutError("the child took too long")
+        more = os.read(fd, size - got)
+        if not more:
+            if at_end:
+                break
+            raise EOFError("the child's output ended early")
+        parts.append(more)
+        got += len(more)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
