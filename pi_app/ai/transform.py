@@ -89,6 +89,23 @@ class TransformState:
     seen: set[str] = field(default_factory=set)  # ...and which of them have a result so far
     results: set[str] = field(default_factory=set)
 
+    def summary(self) -> TransformEnd:
+        """Where the pass ended, as :func:`parts_join` compares it: (a tool call still without its result,
+        the tool-call ids it renamed, the stored ids of the results it read)."""
+        waiting = any(call.id not in self.seen for call in self.pending)
+        return waiting, list(self.id_map), list(self.results)
+
+
+TransformEnd = tuple[bool, list[str], list[str]]
+
+
+def parts_join(first: TransformEnd, second: TransformEnd) -> bool:
+    """A second part transformed from a fresh state is what one pass would have made of it after the first:
+    no call of the first is left waiting (one pass adds a result for it at the next turn), and no id the
+    first renamed has a result in the second."""
+    waiting, renamed, _ = first
+    return not waiting and not set(renamed) & set(second[2])
+
 
 def transform_messages(
     messages: Iterable[Any], model: Model, normalize_tool_call_id: NormalizeId | None = None

@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 
 from pi_app.ai.options import StreamOptions
-from pi_app.ai.providers import openai_completions, split_build
+from pi_app.ai.providers import openai_completions, openai_responses, split_build
 from pi_app.ai.providers.openai_common import encode_body
 from pi_app.ai.providers.openai_completions import build_completions_body
+from pi_app.ai.providers.openai_responses import build_responses_body
 from pi_app.ai.types import (
     AssistantMessage,
     Context,
@@ -36,11 +37,13 @@ from pi_app.ai.types import (
 from pi_app.session.messages import convert_to_llm
 from pi_app.session.store import SessionManager
 from tests.perf.session_gen import linear_session, make_bad_line
-from tests.providers_openai.body_cases import cases
+from tests.providers_openai.body_cases import RESPONSES_GOLDEN, cases, responses_cases
 from tests.providers_openai.test_one_pass_bodies import _golden_bytes
 
 CASES = cases()
 NAMES = [name for name, *_ in CASES]
+RESPONSES = responses_cases()
+RESPONSES_NAMES = [name for name, *_ in RESPONSES]
 MODEL = Model(
     id="m", api="openai-completions", provider="custom", baseUrl="http://x/v1", input=["text", "image"]
 )
@@ -55,14 +58,14 @@ def splits(monkeypatch: pytest.MonkeyPatch) -> Splits:
     monkeypatch.setattr(split_build, "SPLIT_AT", 2)
     monkeypatch.setattr(split_build, "can_fork", lambda: True)
     seen: Splits = []
-    real = openai_completions.encode_split
 
     def spy(*args: Any) -> Any:
-        result = real(*args)
+        result = split_build.encode_split(*args)
         seen.append(result)
         return result
 
     monkeypatch.setattr(openai_completions, "encode_split", spy)
+    monkeypatch.setattr(openai_responses, "encode_split", spy)
     return seen
 
 
@@ -82,7 +85,8 @@ def children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def _body(model: Model, ctx: Context, opts: StreamOptions | None = None) -> bytes:
-    pieces = encode_body(build_completions_body(model, ctx, opts or StreamOptions()))
+    build = build_responses_body if model.api == "openai-responses" else build_completions_body
+    pieces = encode_body(build(model, ctx, opts or StreamOptions()))
     assert pieces is not None
     return b"".join(pieces)
 
@@ -99,16 +103,22 @@ def _assistant(*content: Any, model: Model = MODEL, stop: str = "stop") -> Assis
     )
 
 
-def _turns(n: int, tag: str = "t") -> list[Any]:
-    """``n`` finished turns: a question, a tool call, its result, an answer."""
+def _turns(n: int, tag: str = "t", model: Model = MODEL) -> list[Any]:
+    """``n`` finished turns: a question, a tool call, its result, an answer (texts with the message ids a
+    Responses model gives them)."""
     out: list[Any] = []
+
+    def text(value: str, i: int, kind: str) -> TextContent:
+        signed = model.api == "openai-responses"
+        return TextContent(text=value, textSignature=f"msg_{tag}{kind}{i}" if signed else None)
+
     for i in range(n):
         call = ToolCall(id=f"{tag}{i}", name="read", arguments={"path": f"f{i}"})
         out += [
             UserMessage(content=f"question {tag}{i}"),
-            _assistant(TextContent(text="let me look"), call, stop="toolUse"),
+            _assistant(text("let me look", i, "a"), call, model=model, stop="toolUse"),
             ToolResultMessage(toolCallId=call.id, toolName="read", content=[TextContent(text=f"r{i}")]),
-            _assistant(TextContent(text=f"answer {i}")),
+            _assistant(text(f"answer {i}", i, "b"), model=model),
         ]
     return out
 
@@ -117,6 +127,59 @@ def _turns(n: int, tag: str = "t") -> list[Any]:
 def test_every_recorded_case_split_is_the_one_pass_bytes(name: str, splits: Splits) -> None:
     _, model, ctx, opts = CASES[NAMES.index(name)]
     assert _body(model, ctx, opts) == _golden_bytes(name)
+
+
+@pytest.mark.parametrize("where", ["first", "second"])
+@pytest.mark.parametrize("name", NAMES + [f"responses:{name}" for name in RESPONSES_NAMES])
+def test_every_recorded_case_joins_in_either_part(
+    name: str, where: str, splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each case's transcript (every message kind, cross-model turns, dangling calls, ...) padded with
+    plain turns so the split falls in the padding: the odd messages are all in the child's part, or all in
+    this process's."""
+    if name.startswith("responses:"):
+        _, model, ctx, opts = RESPONSES[RESPONSES_NAMES.index(name.removeprefix("responses:"))]
+    else:
+        _, model, ctx, opts = CASES[NAMES.index(name)]
+    padding = _turns(len(ctx.messages) // 3 + 2, tag="pad", model=model)
+    messages = [*ctx.messages, *padding] if where == "first" else [*padding, *ctx.messages]
+    padded = ctx.model_copy(update={"messages": messages})
+    with monkeypatch.context() as m:
+        m.setattr(split_build, "SPLIT_AT", 10**9)
+        expected = _body(model, padded, opts)
+    assert _body(model, padded, opts) == expected
+    if openai_completions._wants_cache_control(model):
+        assert splits == []  # its breakpoint goes on the last message: built as dicts, in one pass
+    elif model.api == "openai-responses" and where == "second":
+        # joined unless a text of the case has no stored id (named by its position: see the test below)
+        texts = [b for m in ctx.messages if m.role == "assistant" for b in m.content if b.type == "text"]
+        assert (splits[-1] is not None) is all(t.textSignature for t in texts)
+    else:
+        assert splits[-1] is not None
+
+
+@pytest.mark.parametrize("name", RESPONSES_NAMES)
+def test_every_recorded_responses_case_split_is_the_one_pass_bytes(name: str, splits: Splits) -> None:
+    _, model, ctx, opts = RESPONSES[RESPONSES_NAMES.index(name)]
+    assert _body(model, ctx, opts) == _golden_bytes(name, RESPONSES_GOLDEN)
+
+
+@pytest.mark.parametrize("stored_ids", [True, False])
+def test_a_responses_transcript_joins_unless_a_text_is_named_by_its_position(
+    stored_ids: bool, splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An assistant text with no stored message id is sent as ``msg_<position>``, a position that counts
+    the whole transcript: a second part holding one is not joined."""
+    model = MODEL.model_copy(update={"api": "openai-responses"})
+    messages: list[Any] = []
+    for i in range(30):
+        text = TextContent(text=f"answer {i}", textSignature=f"msg_stored{i}" if stored_ids else None)
+        messages += [UserMessage(content=f"q{i}"), _assistant(text, model=model)]
+    ctx = Context(systemPrompt="sys", messages=messages)
+    expected = _one_pass(model, ctx, monkeypatch)
+    assert (b'"msg_5"' in expected) is not stored_ids
+    assert _body(model, ctx) == expected
+    assert (splits[-1] is not None) is stored_ids
 
 
 def test_a_long_transcript_is_split_and_joined_byte_for_byte(

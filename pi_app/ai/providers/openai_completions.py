@@ -43,7 +43,7 @@ from pi_app.ai.transcript import (
     supports_mid_convo_system,
     system_text,
 )
-from pi_app.ai.transform import TransformState, iter_transformed_messages
+from pi_app.ai.transform import TransformState, iter_transformed_messages, parts_join
 from pi_app.ai.types import Context, Model, ToolCall, Usage
 
 # ---------------------------------------------------------------- compat
@@ -330,9 +330,9 @@ class _ToolHistory:
             yield m
 
 
-# Where a part of the transcript ended: (a tool call still without its result, the bridging message owed,
-# the tool-call ids it renamed, the stored ids of the results it read, it held tool calls or results)
-_PartEnd = tuple[bool, bool, list[str], list[str], bool]
+# Where a part of the transcript ended: the transform's summary (TransformState.summary), then whether the
+# bridging message is owed and whether it held tool calls or results
+_PartEnd = tuple[bool, list[str], list[str], bool, bool]
 
 
 def _encode_part(
@@ -346,16 +346,13 @@ def _encode_part(
         messages = history.watch(messages)
     prompt = transcript.system_prompt if first else ""
     array = EncodedArray(iter_completions_messages(model, prompt, messages, compat, converted))
-    waiting = any(call.id not in ended.seen for call in ended.pending)
-    renamed, results = list(ended.id_map), list(ended.results)
-    return array, (waiting, converted.bridge_owed, renamed, results, history.seen)
+    return array, (*ended.summary(), converted.bridge_owed, history.seen)
 
 
 def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
     """The second part, encoded from a fresh state, is what one pass would have made of it after the first
     (its first message is a user message: :func:`~pi_app.ai.providers.split_build.split_point`)."""
-    waiting, bridge_owed, renamed, _, _ = first
-    return not waiting and not bridge_owed and not set(renamed) & set(second[3])
+    return parts_join(first[:3], second[:3]) and not first[3]
 
 
 def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:

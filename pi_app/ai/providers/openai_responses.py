@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pi_app.ai.builder import MessageBuilder
@@ -35,9 +36,15 @@ from pi_app.ai.providers.openai_common import (
     resolve_api_key,
     sanitize,
 )
+from pi_app.ai.providers.split_build import encode_split
 from pi_app.ai.text import text_of
-from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system, system_text
-from pi_app.ai.transform import iter_transformed_messages
+from pi_app.ai.transcript import (
+    ResolvedTranscript,
+    resolve_transcript,
+    supports_mid_convo_system,
+    system_text,
+)
+from pi_app.ai.transform import TransformState, iter_transformed_messages, parts_join
 from pi_app.ai.types import AssistantMessage, Context, Model, Usage
 
 # Providers whose tool-call ids are Responses ids we may rewrite to what the API accepts.
@@ -103,7 +110,17 @@ def _input_image(block: Any) -> dict[str, Any]:
     }
 
 
-def _assistant_items(msg: AssistantMessage, model: Model, msg_index: int) -> list[dict[str, Any]]:
+@dataclass
+class _InputState:
+    """Whether a pass named an assistant text by its position in the transcript (``msg_<index>``, for text
+    with no stored id): a part that did could not have been encoded apart from what came before it."""
+
+    numbered: bool = False
+
+
+def _assistant_items(
+    msg: AssistantMessage, model: Model, msg_index: int, state: _InputState | None = None
+) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     # Same provider/API but another model: omit fc_ item ids, or the API checks them against reasoning
     # items it paired them with.
@@ -117,7 +134,12 @@ def _assistant_items(msg: AssistantMessage, model: Model, msg_index: int) -> lis
                     pass  # not a Responses reasoning item: nothing we can replay
         elif block.type == "text":
             parsed = parse_text_signature(block.textSignature)
-            msg_id = parsed[0] if parsed else f"msg_{msg_index}"
+            if parsed:
+                msg_id = parsed[0]
+            else:
+                msg_id = f"msg_{msg_index}"
+                if state is not None:
+                    state.numbered = True
             if len(msg_id) > 64:
                 msg_id = f"msg_{_short_hash(msg_id)}"
             item: dict[str, Any] = {
@@ -162,9 +184,10 @@ def convert_responses_input(
 
 
 def iter_responses_input(
-    model: Model, system_prompt: str, messages: Iterable[Any]
+    model: Model, system_prompt: str, messages: Iterable[Any], state: _InputState | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Responses ``input`` items for an already-transformed transcript, one message at a time."""
+    """Responses ``input`` items for an already-transformed transcript, one message at a time (``state``,
+    when given, notes what :class:`_InputState` says)."""
     role = "developer" if model.reasoning else "system"
     accepts_images = "image" in model.input
     if system_prompt:
@@ -186,7 +209,7 @@ def iter_responses_input(
                 continue
             yield {"role": "user", "content": parts}
         elif msg.role == "assistant":
-            items = _assistant_items(msg, model, msg_index)
+            items = _assistant_items(msg, model, msg_index, state)
             if not items:
                 continue
             yield from items
@@ -211,11 +234,44 @@ def build_responses_body(model: Model, context: Context, options: StreamOptions)
     return _build_params(model, context, options, encoded=True)
 
 
+# Where a part of the transcript ended: the transform's summary (TransformState.summary), then whether it
+# named a text by its position
+_PartEnd = tuple[bool, list[str], list[str], bool]
+
+
+def _encode_part(
+    model: Model, transcript: ResolvedTranscript, part: Sequence[Any], first: bool
+) -> tuple[EncodedArray, _PartEnd]:
+    """One part of the transcript encoded from a fresh state (the system prompt opens the first)."""
+    ended, converted = TransformState(), _InputState()
+    messages = iter_transformed_messages(part, model, _normalizer(model), ended)
+    prompt = transcript.system_prompt if first else ""
+    array = EncodedArray(iter_responses_input(model, prompt, messages, converted))
+    return array, (*ended.summary(), converted.numbered)
+
+
+def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
+    """The second part, encoded from a fresh state, is what one pass would have made of it after the first:
+    the transform's condition, and no text of the second named by its position (which counts the first's)."""
+    return parts_join(first[:3], second[:3]) and not second[3]
+
+
 def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:
     transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-    messages = iter_transformed_messages(transcript.messages, model, _normalizer(model))
-    wire = iter_responses_input(model, transcript.system_prompt, messages)
-    items = EncodedArray(wire) if encoded else list(wire)
+    split = None
+    if encoded:
+
+        def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
+            return _encode_part(model, transcript, messages, first)
+
+        split = encode_split(transcript.messages, part, _parts_join)
+    items: EncodedArray | list[dict[str, Any]]
+    if split is not None:
+        items = split.array
+    else:
+        messages = iter_transformed_messages(transcript.messages, model, _normalizer(model))
+        wire = iter_responses_input(model, transcript.system_prompt, messages)
+        items = EncodedArray(wire) if encoded else list(wire)
     retention = cache_retention(options)
     params: dict[str, Any] = {"model": model.id, "input": items, "stream": True}
     if options.session_id and retention != "none":
