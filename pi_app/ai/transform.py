@@ -89,11 +89,13 @@ class TransformState:
     seen: set[str] = field(default_factory=set)  # ...and which of them have a result so far
     results: set[str] = field(default_factory=set)
 
-    def summary(self) -> TransformEnd:
-        """Where the pass ended, as :func:`parts_join` compares it: (a tool call still without its result,
-        the tool-call ids it renamed, the stored ids of the results it read)."""
-        waiting = any(call.id not in self.seen for call in self.pending)
-        return waiting, list(self.id_map), list(self.results)
+    def summary(self, first: bool) -> TransformEnd:
+        """Where the pass ended, as :func:`parts_join` compares it: of a first part, whether a tool call is
+        still without its result and the tool-call ids it renamed; of a second, the stored ids of the
+        results it read."""
+        if first:
+            return any(call.id not in self.seen for call in self.pending), list(self.id_map), []
+        return False, [], list(self.results)
 
 
 TransformEnd = tuple[bool, list[str], list[str]]

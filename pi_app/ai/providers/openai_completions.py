@@ -346,7 +346,7 @@ def _encode_part(
         messages = history.watch(messages)
     prompt = transcript.system_prompt if first else ""
     array = EncodedArray(iter_completions_messages(model, prompt, messages, compat, converted))
-    return array, (*ended.summary(), converted.bridge_owed, history.seen)
+    return array, (*ended.summary(first), converted.bridge_owed, history.seen)
 
 
 def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:

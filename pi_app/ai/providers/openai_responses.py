@@ -247,7 +247,7 @@ def _encode_part(
     messages = iter_transformed_messages(part, model, _normalizer(model), ended)
     prompt = transcript.system_prompt if first else ""
     array = EncodedArray(iter_responses_input(model, prompt, messages, converted))
-    return array, (*ended.summary(), converted.numbered)
+    return array, (*ended.summary(first), converted.numbered)
 
 
 def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
