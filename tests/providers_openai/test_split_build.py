@@ -192,6 +192,86 @@ def test_a_long_transcript_is_split_and_joined_byte_for_byte(
     assert split is not None and len(split.array.runs) >= 2  # the child's part, then this process's
 
 
+@pytest.mark.parametrize("bridge", [False, True])
+def test_an_agentic_run_of_one_question_splits_between_its_steps(
+    bridge: bool, splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One question, then step after step of tool calls: the split falls before a step (which gets no
+    bridging message, so one owed after the results does not stop the join)."""
+    model = MODEL.model_copy(update={"compat": {"requiresAssistantAfterToolResult": bridge}})
+    messages: list[Any] = [UserMessage(content="do it all")]
+    for i in range(40):
+        call = ToolCall(id=f"s{i}", name="bash", arguments={"command": f"step {i}"})
+        messages += [
+            _assistant(TextContent(text=f"step {i}"), call, model=model, stop="toolUse"),
+            ToolResultMessage(toolCallId=call.id, toolName="bash", content=[TextContent(text=f"ok {i}")]),
+        ]
+    messages.append(_assistant(TextContent(text="all done"), model=model))
+    k = split_build.split_point(messages)
+    assert k is not None and messages[k].role == "assistant"
+    ctx = Context(systemPrompt="sys", messages=messages)
+    expected = _one_pass(model, ctx, monkeypatch)
+    assert _body(model, ctx) == expected
+    assert splits[-1] is not None
+
+
+def _split_at(monkeypatch: pytest.MonkeyPatch, middle: list[Any], at: Any) -> Context:
+    """``middle`` between plain turns, the split forced at its message ``at``."""
+    filler = [
+        m for i in range(10) for m in (UserMessage(content=f"f{i}"), _assistant(TextContent(text="ok")))
+    ]
+    messages = [*filler, *middle, *filler]
+    k = next(i for i, m in enumerate(messages) if m is at)
+    monkeypatch.setattr(split_build, "split_point", lambda _messages: k)
+    return Context(messages=messages)
+
+
+def test_a_run_of_results_with_images_continued_after_the_split_is_not_joined(
+    splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An errored answer at the split point is left out, so the results either side of it are one run in one
+    pass, its images sent after all of it; a first part closing the run early would send them before."""
+    image = ImageContent(data=PNG, mimeType="image/png")
+    call = ToolCall(id="c1", name="shot", arguments={})
+    middle = [
+        _assistant(TextContent(text="error"), stop="error"),
+        ToolResultMessage(toolCallId="c2", toolName="shot", content=[TextContent(text="late")]),
+        _assistant(TextContent(text="seen")),
+    ]
+    before = [
+        UserMessage(content="look"),
+        _assistant(call, stop="toolUse"),
+        ToolResultMessage(toolCallId="c1", toolName="shot", content=[TextContent(text="shot"), image]),
+    ]
+    ctx = _split_at(monkeypatch, [*before, *middle], at=middle[0])
+    expected = _one_pass(MODEL, ctx, monkeypatch)
+    assert _body(MODEL, ctx) == expected
+    assert splits[-1] is None
+
+
+def test_a_bridge_owed_to_a_question_after_an_empty_answer_is_not_lost(
+    splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer with nothing to send is left out: the question after it still follows the results, and
+    one pass puts the bridging message before it."""
+    model = MODEL.model_copy(update={"compat": {"requiresAssistantAfterToolResult": True}})
+    call = ToolCall(id="c1", name="read", arguments={})
+    empty = _assistant(TextContent(text="   "), model=model)  # converts to nothing
+    middle = [
+        UserMessage(content="look"),
+        _assistant(call, model=model, stop="toolUse"),
+        ToolResultMessage(toolCallId="c1", toolName="read", content=[TextContent(text="r")]),
+        empty,
+        UserMessage(content="and?"),
+        _assistant(TextContent(text="fine"), model=model),
+    ]
+    ctx = _split_at(monkeypatch, middle, at=empty)
+    expected = _one_pass(model, ctx, monkeypatch)
+    assert expected.count(b"I have processed the tool results.") == 1
+    assert _body(model, ctx) == expected
+    assert splits[-1] is None
+
+
 def test_a_call_left_without_result_before_the_split_is_not_joined(
     splits: Splits, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -392,9 +472,12 @@ def test_no_fork_while_another_thread_runs() -> None:
         thread.join()
 
 
-def test_the_split_point_is_a_user_message_after_a_finished_turn() -> None:
+def test_the_split_point_follows_a_finished_turn_or_step_near_the_middle() -> None:
     messages = _turns(10)
     k = split_build.split_point(messages)
-    assert k is not None and messages[k].role == "user" and messages[k - 1].role == "assistant"
+    assert k is not None and messages[k].role in ("user", "assistant")
+    assert messages[k - 1].role in ("assistant", "toolResult")
     assert abs(k - len(messages) // 2) <= 2
     assert split_build.split_point([UserMessage(content="a")] * 20) is None
+    results = [ToolResultMessage(toolCallId="c", toolName="read", content=[])] * 20
+    assert split_build.split_point(results) is None

@@ -198,10 +198,15 @@ _BRIDGE = "I have processed the tool results."
 
 @dataclass
 class _ConvertState:
-    """Where a conversion pass ended: whether a user or system message next would have the bridging
-    assistant message put before it (``requiresAssistantAfterToolResult``)."""
+    """Where a conversion pass ended, and how it opened: what a second part converted from a fresh state
+    would have done differently after the first (a bridging assistant message before a user or system
+    message, with ``requiresAssistantAfterToolResult``; a run of tool results whose images are sent after
+    it)."""
 
-    bridge_owed: bool = False
+    bridge_owed: bool = False  # a user or system message next would get the bridge first
+    images_open: bool = False  # ended in a run of results with images (sent at the end, closing it)
+    opens_with_question: bool = False  # a user or system message came before anything settled the state
+    opens_with_results: bool = False  # a tool result came first (one pass would extend the last run)
 
 
 def iter_completions_messages(
@@ -223,8 +228,16 @@ def iter_completions_messages(
     last_role: str | None = None
     in_results = False  # inside a run of tool results
     images: list[dict[str, Any]] = []  # the run's images, sent after it
+    opening = state  # noted in until a message settles what came before (see _ConvertState)
     for msg in messages:
         role = msg.role
+        if opening is not None:
+            if role == "toolResult":
+                opening.opens_with_results, opening = True, None
+            elif role in ("user", "system"):
+                opening.opens_with_question, opening = True, None
+            elif _assistant_message(msg, compat) is not None:  # (converted twice: the first message only)
+                opening = None
         if in_results and role != "toolResult":
             yield from _end_of_results(images, bridge)
             last_role = "user" if images else "toolResult"
@@ -258,6 +271,8 @@ def iter_completions_messages(
                 images.extend(_image_url(b) for b in msg.content if b.type == "image")
             continue
         last_role = role
+    if state is not None:
+        state.images_open = in_results and bool(images)
     if in_results:
         yield from _end_of_results(images, bridge)
         last_role = "user" if images else "toolResult"
@@ -330,9 +345,10 @@ class _ToolHistory:
             yield m
 
 
-# Where a part of the transcript ended: the transform's summary (TransformState.summary), then whether the
-# bridging message is owed and whether it held tool calls or results
-_PartEnd = tuple[bool, list[str], list[str], bool, bool]
+# Where a part of the transcript ended: the transform's summary (TransformState.summary), then what the
+# conversion carries across the split (_ConvertState: owed bridge and open images of a first part, how a
+# second part opened), then whether the part held tool calls or results
+_PartEnd = tuple[bool, list[str], list[str], bool, bool, bool]
 
 
 def _encode_part(
@@ -346,13 +362,24 @@ def _encode_part(
         messages = history.watch(messages)
     prompt = transcript.system_prompt if first else ""
     array = EncodedArray(iter_completions_messages(model, prompt, messages, compat, converted))
-    return array, (*ended.summary(first), converted.bridge_owed, history.seen)
+    if first:
+        carried = (converted.bridge_owed, converted.images_open)
+    else:
+        carried = (converted.opens_with_question, converted.opens_with_results)
+    return array, (*ended.summary(first), *carried, history.seen)
 
 
 def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
-    """The second part, encoded from a fresh state, is what one pass would have made of it after the first
-    (its first message is a user message: :func:`~pi_app.ai.providers.split_build.split_point`)."""
-    return parts_join(first[:3], second[:3]) and not first[3]
+    """The second part, encoded from a fresh state, is what one pass would have made of it after the first:
+    the transform's condition, no bridging message owed to a question the second part opens with, and no
+    run of results with images that the second part would have continued."""
+    bridge_owed, images_open = first[3], first[4]
+    opens_with_question, opens_with_results = second[3], second[4]
+    return (
+        parts_join(first[:3], second[:3])
+        and not (bridge_owed and opens_with_question)
+        and not (images_open and opens_with_results)
+    )
 
 
 def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:
@@ -369,7 +396,7 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
     wire_messages: EncodedArray | list[dict[str, Any]]
     if split is not None:
         wire_messages = split.array
-        history.seen = split.states[0][4] or split.states[1][4]
+        history.seen = split.states[0][5] or split.states[1][5]
     else:
         messages = iter_transformed_messages(transcript.messages, model, _normalize_tool_call_id(model))
         if not transcript.tools:

@@ -7,8 +7,9 @@ child while this process encodes the rest; the child sends its bytes back throug
 
 Both parts start from a fresh provider state. The two are the same bytes as one pass only where the first
 part ended with nothing carried over (no tool call waiting for its result, no id rename that applies to
-the second part, nothing owed before the next message), so the split point is a user message after a
-finished turn, and the provider checks both parts' end states (``joinable``). If they do not join, or the child
+the second part, nothing owed before the next message), so the split point is a new question or a new
+step of an answer, right after a finished one, and the provider checks both parts' end states
+(``joinable``). If they do not join, or the child
 fails in any way, or the platform cannot fork safely, the caller encodes the transcript in one pass as it
 always did. A stored message the child found unusable is typed again here, so it is reported by this
 process, once.
@@ -40,7 +41,8 @@ SPLIT_AT = 8000  # messages; below this a fork and a pipe cost about what the se
 _REACH = 4  # the split point is looked for within a quarter of the transcript either side of its middle
 _HEAD = struct.Struct("<Q")  # the length of the child's header
 _PIPE_BYTES = 1 << 20  # also the size of the pieces the child's bytes come in
-_TURN_ENDS = ("assistant", "toolResult")
+_STARTS = ("user", "assistant")  # a split point's message...
+_ENDS = ("assistant", "toolResult")  # ...and the one before it
 _PATIENCE = 3  # times this process's own part, plus _GRACE seconds, that the child's part may take
 _GRACE = 1.0
 
@@ -49,20 +51,21 @@ EncodePart = Callable[[Sequence[Any], bool], tuple[EncodedArray, S]]  # (message
 
 @dataclass
 class Split(Generic[S]):
-    """The transcript as one array (the child's part as one run, then this process's runs) and each part's
-    end state, first then second."""
+    """The transcript as one array (the child's part in pieces of whole runs, then this process's runs) and
+    each part's end state, first then second."""
 
     array: EncodedArray
     states: tuple[S, S]
 
 
 def split_point(messages: Sequence[Any]) -> int | None:
-    """An index near the middle where a user message ends a turn (None if there is none)."""
+    """An index near the middle where a question or an answer's next step follows a finished one (None if
+    there is none): an agentic run of one question and thousands of tool calls splits too."""
     n = len(messages)
     mid, reach = n // 2, n // _REACH
     for step in range(reach):
         for k in (mid - step, mid + step):
-            if 0 < k < n and messages[k].role == "user" and messages[k - 1].role in _TURN_ENDS:
+            if 0 < k < n and messages[k].role in _STARTS and messages[k - 1].role in _ENDS:
                 return k
     return None
 
@@ -181,6 +184,11 @@ def _run_child(read_fd: int, write_fd: int, part: Sequence[Any], encode_part: En
     code = 1
     try:
         os.close(read_fd)
+        # Signals are the parent's to handle: the child's would reach the parent's event loop through the
+        # wakeup fd they share. Ctrl+C ends the child at once, whatever the parent makes of it.
+        with contextlib.suppress(ValueError, OSError):
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
         gc.disable()  # a collection would touch (and so copy) every page shared with the parent
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # the parent's stdout may be a protocol (rpc, json): nothing may reach it
