@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pi_app.ai.deferred import materialize
 from pi_app.ai.types import AssistantMessage, Model, TextContent, ToolCall, ToolResultMessage
@@ -94,19 +94,23 @@ class TransformState:
         still without its result and the tool-call ids it renamed; of a second, the stored ids of the
         results it read."""
         if first:
-            return any(call.id not in self.seen for call in self.pending), list(self.id_map), []
-        return False, [], list(self.results)
+            return TransformEnd(any(call.id not in self.seen for call in self.pending), list(self.id_map), [])
+        return TransformEnd(False, [], list(self.results))
 
 
-TransformEnd = tuple[bool, list[str], list[str]]
+class TransformEnd(NamedTuple):
+    """:meth:`TransformState.summary`: plain values, so that it can cross a pipe."""
+
+    waiting: bool  # a tool call still without its result
+    renamed: list[str]  # tool-call ids renamed
+    results: list[str]  # tool-call ids of the results read
 
 
-def parts_join(first: TransformEnd, second: TransformEnd) -> bool:
+def parts_join(first_waiting: bool, first_renamed: list[str], second_results: list[str]) -> bool:
     """A second part transformed from a fresh state is what one pass would have made of it after the first:
     no call of the first is left waiting (one pass adds a result for it at the next turn), and no id the
     first renamed has a result in the second."""
-    waiting, renamed, _ = first
-    return not waiting and not set(renamed) & set(second[2])
+    return not first_waiting and not set(first_renamed) & set(second_results)
 
 
 def transform_messages(

@@ -13,7 +13,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
@@ -345,10 +345,19 @@ class _ToolHistory:
             yield m
 
 
-# Where a part of the transcript ended: the transform's summary (TransformState.summary), then what the
-# conversion carries across the split (_ConvertState: owed bridge and open images of a first part, how a
-# second part opened), then whether the part held tool calls or results
-_PartEnd = tuple[bool, list[str], list[str], bool, bool, bool]
+class _PartEnd(NamedTuple):
+    """Where a part of the transcript ended (plain values: a first part's comes back from the child as a
+    plain tuple): the transform's summary (:class:`TransformEnd`), what the conversion carries across the
+    split (:class:`_ConvertState`) and whether the part held tool calls or results."""
+
+    waiting: bool
+    renamed: list[str]
+    results: list[str]
+    bridge_owed: bool
+    images_open: bool
+    opens_with_question: bool
+    opens_with_results: bool
+    tools_seen: bool
 
 
 def _encode_part(
@@ -362,23 +371,26 @@ def _encode_part(
         messages = history.watch(messages)
     prompt = transcript.system_prompt if first else ""
     array = EncodedArray(iter_completions_messages(model, prompt, messages, compat, converted))
-    if first:
-        carried = (converted.bridge_owed, converted.images_open)
-    else:
-        carried = (converted.opens_with_question, converted.opens_with_results)
-    return array, (*ended.summary(first), *carried, history.seen)
+    end = _PartEnd(
+        *ended.summary(first),
+        bridge_owed=converted.bridge_owed,
+        images_open=converted.images_open,
+        opens_with_question=converted.opens_with_question,
+        opens_with_results=converted.opens_with_results,
+        tools_seen=history.seen,
+    )
+    return array, end
 
 
 def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
     """The second part, encoded from a fresh state, is what one pass would have made of it after the first:
     the transform's condition, no bridging message owed to a question the second part opens with, and no
     run of results with images that the second part would have continued."""
-    bridge_owed, images_open = first[3], first[4]
-    opens_with_question, opens_with_results = second[3], second[4]
+    a, b = _PartEnd(*first), _PartEnd(*second)
     return (
-        parts_join(first[:3], second[:3])
-        and not (bridge_owed and opens_with_question)
-        and not (images_open and opens_with_results)
+        parts_join(a.waiting, a.renamed, b.results)
+        and not (a.bridge_owed and b.opens_with_question)
+        and not (a.images_open and b.opens_with_results)
     )
 
 
@@ -396,7 +408,7 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
     wire_messages: EncodedArray | list[dict[str, Any]]
     if split is not None:
         wire_messages = split.array
-        history.seen = split.states[0][5] or split.states[1][5]
+        history.seen = any(_PartEnd(*state).tools_seen for state in split.states)
     else:
         messages = iter_transformed_messages(transcript.messages, model, _normalize_tool_call_id(model))
         if not transcript.tools:

@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
@@ -234,9 +234,15 @@ def build_responses_body(model: Model, context: Context, options: StreamOptions)
     return _build_params(model, context, options, encoded=True)
 
 
-# Where a part of the transcript ended: the transform's summary (TransformState.summary), then whether it
-# named a text by its position
-_PartEnd = tuple[bool, list[str], list[str], bool]
+class _PartEnd(NamedTuple):
+    """Where a part of the transcript ended (plain values: a first part's comes back from the child as a
+    plain tuple): the transform's summary (:class:`TransformEnd`), then whether it named a text by its
+    position (:class:`_InputState`)."""
+
+    waiting: bool
+    renamed: list[str]
+    results: list[str]
+    numbered: bool
 
 
 def _encode_part(
@@ -247,13 +253,14 @@ def _encode_part(
     messages = iter_transformed_messages(part, model, _normalizer(model), ended)
     prompt = transcript.system_prompt if first else ""
     array = EncodedArray(iter_responses_input(model, prompt, messages, converted))
-    return array, (*ended.summary(first), converted.numbered)
+    return array, _PartEnd(*ended.summary(first), numbered=converted.numbered)
 
 
 def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
     """The second part, encoded from a fresh state, is what one pass would have made of it after the first:
     the transform's condition, and no text of the second named by its position (which counts the first's)."""
-    return parts_join(first[:3], second[:3]) and not second[3]
+    a, b = _PartEnd(*first), _PartEnd(*second)
+    return parts_join(a.waiting, a.renamed, b.results) and not b.numbered
 
 
 def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:

@@ -34,7 +34,8 @@ from typing import Any, Generic, TypeVar
 from pi_app.ai.deferred import Deferred
 from pi_app.ai.providers.openai_common import EncodedArray
 
-# A provider's summary of where a part ended; it crosses the pipe, so it is made of what marshal writes.
+# A provider's summary of where a part ended. It crosses the pipe as a plain tuple of what marshal writes
+# (a NamedTuple comes back as a plain tuple, which the provider's ``joinable`` views as its own again).
 S = TypeVar("S", bound=tuple[bool | int | str | list[str], ...])
 
 SPLIT_AT = 8000  # messages; below this a fork and a pipe cost about what the second core saves
@@ -196,7 +197,7 @@ def _run_child(read_fd: int, write_fd: int, part: Sequence[Any], encode_part: En
         array, state = encode_part(part, True)
         dropped = [i for i, m in enumerate(part) if isinstance(m, Deferred) and m.found_unusable]
         pieces = list(_pieces(array.runs))
-        head = marshal.dumps((array.count, state, dropped, [len(p) for p in pieces]))
+        head = marshal.dumps((array.count, tuple(state), dropped, [len(p) for p in pieces]))
         _write_all(write_fd, _HEAD.pack(len(head)) + head)
         for piece in pieces:
             _write_all(write_fd, piece)
