@@ -92,18 +92,20 @@ def encode_split(
     k = split_point(messages)
     if k is None:
         return None
-    child = _Child.start(messages[:k], encode_part)
-    if child is None:
-        return None
-    started = time.monotonic()
+    started: list[_Child[S]] = []  # the child is in it before any signal can interrupt this process
     try:
+        child = _Child.start(messages[:k], encode_part, started)
+        if child is None:
+            return None
+        began = time.monotonic()
         second, second_state = encode_part(messages[k:], False)
-    except BaseException:
-        child.kill()
+        # The child's part is about as long as this one: a child far slower than that is stuck (or starved),
+        # and encoding its part here is the bounded way out.
+        first = child.collect(time.monotonic() + _PATIENCE * (time.monotonic() - began) + _GRACE)
+    except BaseException:  # Ctrl+C included: no child is left running, blocked on the pipe or unreaped
+        for c in started:
+            c.kill()
         raise
-    # The child's part is about as long as this one: a child far slower than that is stuck (or starved),
-    # and encoding its part here is the bounded way out.
-    first = child.collect(time.monotonic() + _PATIENCE * (time.monotonic() - started) + _GRACE)
     if first is None:  # the child failed: its part here instead (one pass would cost the same)
         local, local_state = encode_part(messages[:k], True)
         first = (local.runs, local.count, local_state, [])
@@ -126,36 +128,52 @@ class _Child(Generic[S]):
 
     pid: int
     fd: int
+    reaped: bool = False  # waited for (its pid may be another process's from then on: never signal it)
 
     @classmethod
-    def start(cls, part: Sequence[Any], encode_part: EncodePart[S]) -> _Child[S] | None:
+    def start(
+        cls, part: Sequence[Any], encode_part: EncodePart[S], started: list[_Child[S]]
+    ) -> _Child[S] | None:
+        """Fork the child (None if that is not possible), appended to ``started`` before this process can
+        take a signal again."""
         try:
             read_fd, write_fd = os.pipe()
         except OSError:
             return None
-        with contextlib.suppress(OSError, AttributeError):  # fewer round trips for megabytes of JSON
-            import fcntl
-
-            fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+        child: _Child[S] | None = None
         try:
-            pid = os.fork()
+            with contextlib.suppress(OSError, AttributeError):  # fewer round trips for megabytes of JSON
+                import fcntl
+
+                fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+            # Signals wait until each process has made them its own: the child must never run a handler of
+            # this process's (nor wake its event loop), and this process must not lose track of the child.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+            try:
+                pid = os.fork()
+                if pid == 0:
+                    _run_child(read_fd, write_fd, part, encode_part, mask)  # never returns
+                child = cls(pid, read_fd)
+                started.append(child)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         except OSError:
-            os.close(read_fd)
-            os.close(write_fd)
             return None
-        if pid == 0:
-            _run_child(read_fd, write_fd, part, encode_part)  # never returns
-        os.close(write_fd)
-        return cls(pid, read_fd)
+        finally:
+            os.close(write_fd)
+            if child is None:
+                os.close(read_fd)
+        return child
 
     def kill(self) -> None:
-        with contextlib.suppress(OSError):
-            os.kill(self.pid, signal.SIGKILL)
-        self._reap()
+        if not self.reaped:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            self._reap()
 
     def collect(self, deadline: float) -> tuple[list[bytes], int, S, list[int]] | None:
         """The child's bytes (in pieces of whole runs), item count, end state and unusable messages; None
-        if it did not finish (by ``deadline``, on the monotonic clock)."""
+        if it did not finish (by ``deadline``, on the monotonic clock). Reaps the child."""
         try:
             (head_len,) = _HEAD.unpack(_read_exact(self.fd, _HEAD.size, deadline))
             count, state, dropped, sizes = marshal.loads(_read_exact(self.fd, head_len, deadline))
@@ -170,26 +188,37 @@ class _Child(Generic[S]):
 
     def _reap(self) -> bool:
         """Close the pipe and wait for the child: True if it exited cleanly."""
-        with contextlib.suppress(OSError):
+        if self.fd >= 0:
             os.close(self.fd)
+            self.fd = -1
         try:
             _, status = os.waitpid(self.pid, 0)
         except ChildProcessError:
             return False
+        finally:
+            self.reaped = True
         return os.waitstatus_to_exitcode(status) == 0
 
 
-def _run_child(read_fd: int, write_fd: int, part: Sequence[Any], encode_part: EncodePart[S]) -> None:
-    """In the forked child: encode ``part``, write the result, exit without running anything of the
-    parent's (no atexit hooks, no buffered output flushed twice)."""
+def _run_child(
+    read_fd: int,
+    write_fd: int,
+    part: Sequence[Any],
+    encode_part: EncodePart[S],
+    mask: set[int | signal.Signals],
+) -> None:
+    """In the forked child (signals still blocked): encode ``part``, write the result, exit without running
+    anything of the parent's (no signal or atexit handler, no buffered output flushed twice)."""
     code = 1
     try:
         os.close(read_fd)
-        # Signals are the parent's to handle: the child's would reach the parent's event loop through the
-        # wakeup fd they share. Ctrl+C ends the child at once, whatever the parent makes of it.
-        with contextlib.suppress(ValueError, OSError):
-            signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+        for sig in signal.valid_signals():  # the parent's handlers (cleanup on SIGTERM, ...) are not ours
+            with contextlib.suppress(OSError, ValueError, TypeError):
+                if callable(signal.getsignal(sig)):
+                    signal.signal(sig, signal.SIG_DFL)
+        with contextlib.suppress(ValueError):
+            signal.set_wakeup_fd(-1)  # the parent's event loop listens on it
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # Ctrl+C now ends the child plainly
         gc.disable()  # a collection would touch (and so copy) every page shared with the parent
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # the parent's stdout may be a protocol (rpc, json): nothing may reach it
@@ -230,9 +259,11 @@ def _read_exact(fd: int, size: int, deadline: float, at_end: bool = False) -> by
     """``size`` bytes from the pipe (``at_end``: up to ``size``, the end of the output being expected)."""
     parts: list[bytes] = []
     got = 0
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
     while got < size:
         remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+        if remaining <= 0 or not poller.poll(remaining * 1000):
             raise TimeoutError("the child took too long")
         more = os.read(fd, size - got)
         if not more:
