@@ -216,16 +216,22 @@ class StreamedBody:
         self.length = sum(map(len, self.pieces))
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        group: list[bytes] = []
-        size = 0
-        for piece in self.pieces:
-            group.append(piece)
-            size += len(piece)
-            if size >= _CHUNK:
-                yield b"".join(group)
-                group, size = [], 0
-        if group:
-            yield b"".join(group)
+        for chunk in joined_in_chunks(self.pieces, _CHUNK):
+            yield chunk
+
+
+def joined_in_chunks(pieces: Iterable[bytes], size: int, sep: bytes = b"") -> Iterator[bytes]:
+    """``pieces`` joined (with ``sep`` between them) into chunks of about ``size`` bytes, whole pieces each."""
+    group: list[bytes] = []
+    total = 0
+    for piece in pieces:
+        group.append(piece)
+        total += len(piece)
+        if total >= size:
+            yield sep.join(group)
+            group, total = [], 0
+    if group:
+        yield sep.join(group)
 
 
 async def open_stream(

@@ -27,12 +27,12 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pi_app.ai.deferred import Deferred
-from pi_app.ai.providers.openai_common import EncodedArray
+from pi_app.ai.providers.openai_common import EncodedArray, joined_in_chunks
 
 # A provider's summary of where a part ended. It crosses the pipe as a plain tuple of what marshal writes
 # (a NamedTuple comes back as a plain tuple, which the provider's ``joinable`` views as its own again).
@@ -225,7 +225,7 @@ def _run_child(
         os.dup2(devnull, 2)
         array, state = encode_part(part, True)
         dropped = [i for i, m in enumerate(part) if isinstance(m, Deferred) and m.found_unusable]
-        pieces = list(_pieces(array.runs))
+        pieces = list(joined_in_chunks(array.runs, _PIPE_BYTES, b","))  # whole runs, commas between
         head = marshal.dumps((array.count, tuple(state), dropped, [len(p) for p in pieces]))
         _write_all(write_fd, _HEAD.pack(len(head)) + head)
         for piece in pieces:
@@ -239,20 +239,6 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
-
-
-def _pieces(runs: list[bytes]) -> Iterator[bytes]:
-    """Runs joined, with their commas, into pieces of about ``_PIPE_BYTES``."""
-    group: list[bytes] = []
-    size = 0
-    for run in runs:
-        group.append(run)
-        size += len(run)
-        if size >= _PIPE_BYTES:
-            yield b",".join(group)
-            group, size = [], 0
-    if group:
-        yield b",".join(group)
 
 
 def _read_exact(fd: int, size: int, deadline: float, at_end: bool = False) -> bytes:
