@@ -397,29 +397,29 @@ def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
 def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:
     compat = resolve_completions_compat(model)
     transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-    history = _ToolHistory()
-    split = None
+    wire_messages: EncodedArray | list[dict[str, Any]]
     if encoded and not _wants_cache_control(model):
 
         def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
             return _encode_part(model, compat, transcript, messages, first)
 
         split = encode_split(transcript.messages, part, _parts_join)
-    wire_messages: EncodedArray | list[dict[str, Any]]
-    if split is not None:
-        wire_messages = split.array
-        history.seen = any(_PartEnd(*state).tools_seen for state in split.states)
-    else:
+        if split is not None:
+            wire_messages = split.array
+            tools_seen = any(_PartEnd(*state).tools_seen for state in split.states)
+        else:
+            wire_messages, end = part(transcript.messages, True)  # one pass
+            tools_seen = end.tools_seen
+    else:  # as dicts: for a payload hook, or for the cache breakpoint on the last message
+        history = _ToolHistory()
         messages = iter_transformed_messages(transcript.messages, model, _normalize_tool_call_id(model))
         if not transcript.tools:
             messages = history.watch(messages)
-        wire: Iterable[dict[str, Any]] = iter_completions_messages(
-            model, transcript.system_prompt, messages, compat
-        )
-        if _wants_cache_control(model) or not encoded:
-            wire = list(wire)
-            _add_openrouter_cache_control(model, wire)
-        wire_messages = EncodedArray(wire) if encoded else list(wire)
+        wire_messages = list(iter_completions_messages(model, transcript.system_prompt, messages, compat))
+        _add_openrouter_cache_control(model, wire_messages)
+        if encoded:
+            wire_messages = EncodedArray(wire_messages)
+        tools_seen = history.seen
 
     params: dict[str, Any] = {"model": model.id, "messages": wire_messages, "stream": True}
     if compat["supportsUsageInStreaming"] is not False:
@@ -441,7 +441,7 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
                 fn["strict"] = False
             tools.append({"type": "function", "function": fn})
         params["tools"] = tools
-    elif history.seen:
+    elif tools_seen:
         params["tools"] = []  # proxies in front of Anthropic require `tools` once the history has tool calls
 
     effort = reasoning_effort(model, options.reasoning)

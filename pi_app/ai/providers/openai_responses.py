@@ -265,20 +265,17 @@ def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
 
 def _build_params(model: Model, context: Context, options: StreamOptions, encoded: bool) -> dict[str, Any]:
     transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-    split = None
+    items: EncodedArray | list[dict[str, Any]]
     if encoded:
 
         def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
             return _encode_part(model, transcript, messages, first)
 
         split = encode_split(transcript.messages, part, _parts_join)
-    items: EncodedArray | list[dict[str, Any]]
-    if split is not None:
-        items = split.array
+        items = split.array if split is not None else part(transcript.messages, True)[0]
     else:
         messages = iter_transformed_messages(transcript.messages, model, _normalizer(model))
-        wire = iter_responses_input(model, transcript.system_prompt, messages)
-        items = EncodedArray(wire) if encoded else list(wire)
+        items = list(iter_responses_input(model, transcript.system_prompt, messages))
     retention = cache_retention(options)
     params: dict[str, Any] = {"model": model.id, "input": items, "stream": True}
     if options.session_id and retention != "none":
