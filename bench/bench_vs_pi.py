@@ -41,6 +41,7 @@ TARGETS: dict[str, float | None] = {
     "--version": None,
     "--no-session -p hi": 0.5,
     "-p hi over anthropic": None,  # informational: the targets are over openai-completions
+    "--session 50k -p hi over anthropic": None,
     "--session 50k -p hi": 0.5,
     "TUI first frame": 0.5,
     "TUI keys typed at first frame drawn": None,  # informational: how soon the editor shows them
@@ -92,6 +93,12 @@ def main() -> int:
             server.add(anthropic_ok(text_block(0, "hello")))
             return timed(cmd("--no-session", "-p", "hi", "--model", "aloop/loop-model"), e, cwd)
 
+        def resume_anthropic(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
+            copy = work / "resume.jsonl"
+            shutil.copy(session, copy)
+            server.add(anthropic_ok(text_block(0, "hello")))
+            return timed(cmd("--session", str(copy), "-p", "hi", "--model", "aloop/loop-model"), e, cwd)
+
         def version(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
             return timed(cmd("--version"), e, cwd)
 
@@ -118,6 +125,7 @@ def main() -> int:
             "--no-session -p hi": prompt,
             "-p hi over anthropic": prompt_anthropic,
             "--session 50k -p hi": resume,
+            "--session 50k -p hi over anthropic": resume_anthropic,
             "TUI first frame": tui_first,
             "TUI keys typed at first frame drawn": tui_keys,
             "TUI session ready": tui_ready,

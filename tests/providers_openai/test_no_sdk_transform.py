@@ -86,7 +86,7 @@ async def test_responses_never_transform(loopback, transform_calls: list[str]) -
 
 
 async def _collect(params: dict[str, Any]) -> bytes:
-    from pi_app.ai.providers.openai_common import StreamedBody
+    from pi_app.ai.providers.json_body import StreamedBody
 
     return b"".join([chunk async for chunk in StreamedBody(params)])
 
@@ -95,7 +95,7 @@ async def test_streamed_body_is_the_sdk_encoding_with_a_length() -> None:
     """The body streams in pieces (never one big str/bytes) yet is byte for byte the SDK's compact JSON."""
     import json
 
-    from pi_app.ai.providers.openai_common import StreamedBody
+    from pi_app.ai.providers.json_body import StreamedBody
 
     params = {
         "model": "m",

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from pi_app.ai.options import StreamOptions, payload_hook_active
-from pi_app.ai.providers import openai_common, openai_completions
-from pi_app.ai.providers.openai_common import EncodedArray, StreamedBody, encode_body
+from pi_app.ai.providers import json_body, openai_completions
+from pi_app.ai.providers.json_body import EncodedArray, StreamedBody, encode_body
 from pi_app.ai.providers.openai_completions import build_completions_body, build_completions_params
 from pi_app.ai.providers.openai_responses import build_responses_body, build_responses_params
 from pi_app.ai.types import AssistantMessage, Context, TextContent, ToolCall, ToolResultMessage, UserMessage
@@ -84,7 +84,7 @@ def test_each_message_is_transformed_converted_and_encoded_before_the_next(
     encoded: list[dict[str, Any]] = []
     gaps: list[int] = []
     real_iter = openai_completions.iter_transformed_messages
-    real_encode = openai_common.encode_json
+    real_encode = json_body.encode_json
 
     def counting_iter(*args: Any, **kwargs: Any) -> Iterator[Any]:
         nonlocal pulled
@@ -100,13 +100,13 @@ def test_each_message_is_transformed_converted_and_encoded_before_the_next(
         return real_encode(value)
 
     monkeypatch.setattr(openai_completions, "iter_transformed_messages", counting_iter)
-    monkeypatch.setattr(openai_common, "encode_json", counting_encode)
+    monkeypatch.setattr(json_body, "encode_json", counting_encode)
     ctx = Context(systemPrompt="s", messages=_long_history(500))
     model = make_model("http://x")
 
     StreamedBody(build_completions_body(model, ctx, StreamOptions()))
     # the system prompt, then every message, encoded a run at a time: never more than a run ahead
-    assert len(encoded) == 1 + 1500 and max(gaps) <= openai_common._RUN
+    assert len(encoded) == 1 + 1500 and max(gaps) <= json_body._RUN
 
     pulled, encoded[:], gaps[:] = 0, [], []
     encode_body(build_completions_params(model, ctx, StreamOptions()))
@@ -122,7 +122,7 @@ async def test_streamed_body_sends_its_pieces_without_encoding_again(monkeypatch
     def fail(value: Any) -> bytes:
         raise AssertionError("encoded twice")
 
-    monkeypatch.setattr(openai_common, "encode_json", fail)
+    monkeypatch.setattr(json_body, "encode_json", fail)
     sent = b"".join([chunk async for chunk in body])
     assert len(sent) == body.length
     assert json.loads(sent)["messages"][0] == {"role": "user", "content": "question 0"}

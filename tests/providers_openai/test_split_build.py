@@ -21,7 +21,7 @@ import pytest
 
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers import openai_completions, openai_responses, split_build
-from pi_app.ai.providers.openai_common import encode_body
+from pi_app.ai.providers.json_body import encode_body
 from pi_app.ai.providers.openai_completions import build_completions_body
 from pi_app.ai.providers.openai_responses import build_responses_body
 from pi_app.ai.types import (

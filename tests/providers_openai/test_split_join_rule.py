@@ -17,7 +17,7 @@ import pytest
 
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers import openai_completions, openai_responses, split_build
-from pi_app.ai.providers.openai_common import EncodedArray
+from pi_app.ai.providers.json_body import EncodedArray
 from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
 from pi_app.ai.types import (
     AssistantMessage,

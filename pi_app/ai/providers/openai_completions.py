@@ -20,8 +20,8 @@ from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.json_parse import js_json
 from pi_app.ai.models import provider_thinking_value, supports_thinking_off
 from pi_app.ai.options import StreamOptions
+from pi_app.ai.providers.json_body import EncodedArray
 from pi_app.ai.providers.openai_common import (
-    EncodedArray,
     close_client,
     default_max_tokens,
     error_text,

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pi_app.ai.deferred import Deferred
-from pi_app.ai.providers.openai_common import EncodedArray, joined_in_chunks
+from pi_app.ai.providers.json_body import EncodedArray, joined_in_chunks
 
 # A provider's summary of where a part ended. It crosses the pipe as a plain tuple of what marshal writes
 # (a NamedTuple comes back as a plain tuple, which the provider's ``joinable`` views as its own again).
