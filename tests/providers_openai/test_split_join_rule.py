@@ -1,4 +1,4 @@
-"""The join rule of the two-part encoding, at every index of random transcripts (issue 15): wherever an adapter
+"""The join rule of the two-part encoding, at every index of random transcripts (issue 15): wherever a provider
 says a first part and a second part join, their items are exactly the one-pass items.
 
 Random transcripts hold what carries state from one message to the next: tool calls answered, unanswered,
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pi_app.ai.options import StreamOptions
-from pi_app.ai.providers import openai_completions, openai_responses, split_build
+from pi_app.ai.providers import anthropic_request, openai_completions, openai_responses, split_build
 from pi_app.ai.providers.json_body import EncodedArray
 from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
 from pi_app.ai.types import (
@@ -42,6 +42,8 @@ OTHERS = [
 
 def _model(rng: random.Random, api: str) -> Model:
     inputs = rng.choice([["text"], ["text", "image"]])
+    if api == "anthropic-messages":
+        return Model(id="claude", api=api, provider="anthropic", baseUrl="", input=inputs)
     if api == "openai-responses":
         return Model(id="m", api=api, provider="openai", baseUrl="", input=inputs)
     compat = {
@@ -87,7 +89,17 @@ def _message(rng: random.Random, model: Model) -> Any:
     return SystemMessage(content="mid")
 
 
+def random_transcript(rng: random.Random, model: Model) -> list[Any]:
+    """2 to 14 messages of every kind that carries state from one message to the next."""
+    return [_message(rng, model) for _ in range(rng.randint(2, 14))]
+
+
+CACHE_MARK = {"type": "ephemeral"}
+
+
 def _encode_part(model: Model, transcript: ResolvedTranscript, part: list[Any], first: bool) -> Any:
+    if model.api == "anthropic-messages":
+        return anthropic_request._encode_part(model, False, CACHE_MARK, part, first, last=not first)
     if model.api == "openai-responses":
         return openai_responses._encode_part(model, transcript, part, first)
     compat = openai_completions.resolve_completions_compat(model)
@@ -96,7 +108,11 @@ def _encode_part(model: Model, transcript: ResolvedTranscript, part: list[Any], 
 
 def _one_pass_items(model: Model, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> bytes:
     monkeypatch.setattr(split_build, "SPLIT_AT", 10**9)
-    if model.api == "openai-responses":
+    if model.api == "anthropic-messages":
+        transcript = resolve_transcript(ctx, supports_mid_convo_system(model.api, model.compat))
+        options = StreamOptions(cache_retention="short")
+        array = anthropic_request.build_encoded_payload(model, transcript, options, False)["messages"]
+    elif model.api == "openai-responses":
         array = openai_responses.build_responses_body(model, ctx, StreamOptions())["input"]
     else:
         array = openai_completions.build_completions_body(model, ctx, StreamOptions())["messages"]
@@ -104,17 +120,21 @@ def _one_pass_items(model: Model, ctx: Context, monkeypatch: pytest.MonkeyPatch)
     return b",".join(array.runs)
 
 
-@pytest.mark.parametrize("api", ["openai-completions", "openai-responses"])
+@pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "anthropic-messages"])
 @pytest.mark.parametrize("seed", range(4))
 def test_parts_that_join_are_the_one_pass_items(api: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(f"{api}:{seed}")
     joined = refused = 0
     for _ in range(60):
         model = _model(rng, api)
-        ctx = Context(systemPrompt="sys", messages=[_message(rng, model) for _ in range(rng.randint(2, 14))])
+        ctx = Context(systemPrompt="sys", messages=random_transcript(rng, model))
         expected = _one_pass_items(model, ctx, monkeypatch)
         transcript = resolve_transcript(ctx, supports_mid_convo_system(model.api, model.compat))
-        join = openai_responses._parts_join if api == "openai-responses" else openai_completions._parts_join
+        join = {
+            "openai-completions": openai_completions._parts_join,
+            "openai-responses": openai_responses._parts_join,
+            "anthropic-messages": anthropic_request._parts_join,
+        }[api]
         for k in range(1, len(transcript.messages)):
             first, first_end = _encode_part(model, transcript, transcript.messages[:k], True)
             second, second_end = _encode_part(model, transcript, transcript.messages[k:], False)

@@ -1,7 +1,8 @@
 """The ``anthropic-messages`` provider: streams Claude replies through the official ``anthropic`` SDK.
 
 The SDK is imported inside :func:`stream_anthropic`, its type catalogue deferred (``sdk_import``). The request
-body is built by :mod:`pi_app.ai.providers.anthropic_request`; this module drives the SSE events into a
+body is built by :mod:`pi_app.ai.providers.anthropic_request` and, unless a payload hook wants to see it as
+dicts, sent as the JSON bytes it was encoded to (``json_body``); this module drives the SSE events into a
 :class:`MessageBuilder` and turns every failure (HTTP status, dropped connection, stall, abort) into the
 final error event.
 """
@@ -16,9 +17,10 @@ from typing import Any
 from pi_app.ai.abort import AbortError, race_abort
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
-from pi_app.ai.options import StreamOptions
+from pi_app.ai.options import StreamOptions, payload_hook_active
 from pi_app.ai.providers.anthropic_request import (
     api_key_header,
+    build_encoded_payload,
     build_headers,
     build_payload,
     from_claude_code_name,
@@ -38,10 +40,11 @@ from pi_app.ai.providers.http_common import (
     next_item,
     resolve_api_key,
 )
+from pi_app.ai.providers.json_body import StreamedBody
 from pi_app.ai.providers.sdk_import import defer_sdk_packages
-from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system
+from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
-from pi_app.ai.types import Context, Model
+from pi_app.ai.types import Context, Model, short_lived_models
 
 defer_sdk_packages()  # before the SDK is first imported (inside stream_anthropic)
 
@@ -202,6 +205,24 @@ def _make_client(model: Model, api_key: str, options: StreamOptions, oauth: bool
     return anthropic.AsyncAnthropic(api_key=api_key, **common)
 
 
+async def _request_body(
+    model: Model, transcript: ResolvedTranscript, options: StreamOptions, oauth: bool
+) -> dict[str, Any]:
+    """The body as ``client.post`` takes it. Without a payload hook: encoded as it is built and streamed
+    with its length (the transcript is never held as typed messages, wire dicts or one JSON string, and a
+    long one is encoded on two cores). With one, or for what pydantic-core cannot encode: plain dicts."""
+    if not payload_hook_active(options.on_payload):
+        try:
+            with short_lived_models():  # each message is typed, encoded and dropped
+                body = StreamedBody(build_encoded_payload(model, transcript, options, oauth))
+            return {"content": body.__aiter__(), "options": {"headers": {"Content-Length": str(body.length)}}}
+        except ValueError:
+            pass
+    messages = transform_messages(transcript.messages, model, normalize_tool_call_id)
+    payload = build_payload(model, transcript, messages, options, oauth)
+    return {"body": await apply_on_payload(payload, model, options)}
+
+
 async def stream_anthropic(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
@@ -216,9 +237,7 @@ async def stream_anthropic(
             raise ProviderError(f"No API key for provider: {model.provider}")
         oauth = is_oauth_token(api_key)
         transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-        messages = transform_messages(transcript.messages, model, normalize_tool_call_id)
-        payload = build_payload(model, transcript, messages, options, oauth)
-        payload = await apply_on_payload(payload, model, options)
+        request = await _request_body(model, transcript, options, oauth)
 
         from anthropic import AsyncStream
 
@@ -227,7 +246,7 @@ async def stream_anthropic(
         # event and block types pass through instead of failing validation.
         sdk_stream = await race_abort(
             client.post(
-                "/v1/messages", cast_to=object, body=payload, stream=True, stream_cls=AsyncStream[object]
+                "/v1/messages", cast_to=object, stream=True, stream_cls=AsyncStream[object], **request
             ),
             signal,
         )

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from pi_app.ai.models import provider_thinking_value, supports_thinking_off
 from pi_app.ai.options import DEFAULT_THINKING_BUDGETS, StreamOptions
 from pi_app.ai.providers.http_common import default_max_tokens, merge_headers, sanitize_surrogates
+from pi_app.ai.providers.json_body import EncodedArray
+from pi_app.ai.providers.split_build import encode_split
 from pi_app.ai.transcript import ResolvedTranscript, system_text
+from pi_app.ai.transform import TransformState, iter_transformed_messages, parts_join
 from pi_app.ai.types import Model, Tool
 
 # OAuth (Claude subscription) requests must look like Claude Code: its identity as the first system
@@ -182,54 +187,136 @@ def _assistant_param(msg: Any, oauth: bool) -> dict[str, Any] | None:
     return {"role": "assistant", "content": blocks} if blocks else None
 
 
-def convert_messages(
-    messages: list[Any], model: Model, oauth: bool, cache_control: dict[str, str] | None
-) -> list[dict[str, Any]]:
-    """pi messages (already transformed) → Anthropic ``messages``; consecutive tool results share one
-    user turn, and the last user turn's last block carries the cache mark."""
-    params: list[dict[str, Any]] = []
-    i = 0
-    while i < len(messages):
-        msg = messages[i]
+def iter_anthropic_messages(
+    messages: Iterable[Any], model: Model, oauth: bool, state: _ConvertState | None = None
+) -> Iterator[dict[str, Any]]:
+    """pi messages (already transformed) → Anthropic ``messages``, one at a time: a run of consecutive
+    tool results is one user turn, sent when the run ends. ``state``, when given, notes how the pass opened
+    and ended (:class:`_ConvertState`)."""
+    results: list[dict[str, Any]] = []  # the open run of tool results
+    opening = state
+    for msg in messages:
         role = msg.role
+        if opening is not None:
+            opening.opens_with_results, opening = role == "toolResult", None
+        if role == "toolResult":
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": msg.toolCallId,
+                    "content": _tool_result_content(msg.content),
+                    "is_error": bool(msg.isError),
+                }
+            )
+            continue
+        if results:  # any other message ends the run, even one that converts to nothing
+            yield {"role": "user", "content": results}
+            results = []
         param: dict[str, Any] | None = None
         if role == "user":
             param = _user_param(msg, model)
         elif role == "assistant":
             param = _assistant_param(msg, oauth)
-        elif role == "toolResult":
-            results = []
-            while i < len(messages) and messages[i].role == "toolResult":
-                tr = messages[i]
-                results.append(
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": tr.toolCallId,
-                        "content": _tool_result_content(tr.content),
-                        "is_error": bool(tr.isError),
-                    }
-                )
-                i += 1
-            params.append({"role": "user", "content": results})
-            continue
         elif role == "system":
             # Only reachable when compat claims mid-conversation system support: keep it as user text.
             text = system_text(msg)
             if text.strip():
                 param = {"role": "user", "content": [{"type": "text", "text": sanitize_surrogates(text)}]}
         if param is not None:
-            params.append(param)
-        i += 1
+            yield param
+    if state is not None:
+        state.results_open = bool(results)
+    if results:
+        yield {"role": "user", "content": results}
 
-    if cache_control and params and params[-1]["role"] == "user":
-        last = params[-1]
-        if isinstance(last["content"], str):
-            last["content"] = [
-                {"type": "text", "text": last["content"], "cache_control": dict(cache_control)}
-            ]
-        elif last["content"] and last["content"][-1]["type"] in ("text", "image", "tool_result"):
-            last["content"][-1]["cache_control"] = dict(cache_control)
-    return params
+
+def _mark_cache(param: dict[str, Any], cache_control: dict[str, str] | None) -> None:
+    """The prompt-cache mark on the last block of the request's last message, when that is a user turn."""
+    if not cache_control or param["role"] != "user":
+        return
+    if isinstance(param["content"], str):
+        param["content"] = [{"type": "text", "text": param["content"], "cache_control": dict(cache_control)}]
+    elif param["content"] and param["content"][-1]["type"] in ("text", "image", "tool_result"):
+        param["content"][-1]["cache_control"] = dict(cache_control)
+
+
+def _marked_at_end(
+    params: Iterable[dict[str, Any]], cache_control: dict[str, str] | None
+) -> Iterator[dict[str, Any]]:
+    """``params`` as they come, the last one given the cache mark (each is held until the next arrives)."""
+    held: dict[str, Any] | None = None
+    for param in params:
+        if held is not None:
+            yield held
+        held = param
+    if held is not None:
+        _mark_cache(held, cache_control)
+        yield held
+
+
+def convert_messages(
+    messages: list[Any], model: Model, oauth: bool, cache_control: dict[str, str] | None
+) -> list[dict[str, Any]]:
+    """pi messages (already transformed) → Anthropic ``messages``; consecutive tool results share one
+    user turn, and the last user turn's last block carries the cache mark."""
+    return list(_marked_at_end(iter_anthropic_messages(messages, model, oauth), cache_control))
+
+
+@dataclass
+class _ConvertState:
+    """How a conversion pass opened and ended: what a part converted apart would do differently (a run
+    of tool results the next part continues is one user turn in one pass)."""
+
+    opens_with_results: bool = False  # the part's first message is a tool result
+    results_open: bool = False  # the part ended in a run of tool results
+
+
+class _PartEnd(NamedTuple):
+    """Where a part of the transcript ended (plain values: a first part's comes back from the child as a
+    plain tuple): the transform's summary (``TransformEnd``), the conversion's (:class:`_ConvertState`), and
+    whether the part sent nothing (the cache mark would then belong to the part before it)."""
+
+    waiting: bool
+    renamed: list[str]
+    results: list[str]
+    opens_with_results: bool
+    results_open: bool
+    empty: bool
+
+
+def _encode_part(
+    model: Model,
+    oauth: bool,
+    cache_control: dict[str, str] | None,
+    part: Sequence[Any],
+    first: bool,
+    last: bool,
+) -> tuple[EncodedArray, _PartEnd]:
+    """One part of the transcript transformed, converted and encoded from a fresh state (the last part
+    carries the cache mark)."""
+    ended, converted = TransformState(), _ConvertState()
+    messages = iter_transformed_messages(part, model, normalize_tool_call_id, ended)
+    params = iter_anthropic_messages(messages, model, oauth, converted)
+    array = EncodedArray(_marked_at_end(params, cache_control) if last else params)
+    end = _PartEnd(
+        *ended.summary(first),
+        opens_with_results=converted.opens_with_results,
+        results_open=converted.results_open,
+        empty=not array.count,
+    )
+    return array, end
+
+
+def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
+    """The second part, encoded from a fresh state, is what one pass would have made of it after the first:
+    the transform's condition, no run of tool results going on across the split, and a second part that
+    sends something (it holds the cache mark)."""
+    a, b = _PartEnd(*first), _PartEnd(*second)
+    return (
+        parts_join(a.waiting, a.renamed, b.results)
+        and not (a.results_open and b.opens_with_results)
+        and not b.empty
+    )
 
 
 def convert_tools(tools: list[Tool], oauth: bool) -> list[dict[str, Any]]:
@@ -258,15 +345,42 @@ def thinking_enabled(model: Model, options: StreamOptions) -> bool:
 def build_payload(
     model: Model, transcript: ResolvedTranscript, messages: list[Any], options: StreamOptions, oauth: bool
 ) -> dict[str, Any]:
-    """The ``/v1/messages`` body (``stream: true``) for already-transformed ``messages``."""
+    """The ``/v1/messages`` body (``stream: true``) for already-transformed ``messages``, as plain dicts and
+    lists (what a payload hook sees)."""
     cache_control = cache_control_for(model.baseUrl, options.cache_retention)
+    wire = convert_messages(messages, model, oauth, cache_control)
+    return _payload(model, transcript, wire, options, oauth, cache_control)
+
+
+def build_encoded_payload(
+    model: Model, transcript: ResolvedTranscript, options: StreamOptions, oauth: bool
+) -> dict[str, Any]:
+    """:func:`build_payload` for the transcript with ``messages`` as an :class:`EncodedArray`: each message
+    transformed, converted and encoded in one pass, only its bytes kept (a long transcript on two cores:
+    ``split_build``). For a body no payload hook sees. Raises ValueError for what cannot be encoded."""
+    cache_control = cache_control_for(model.baseUrl, options.cache_retention)
+
+    def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
+        return _encode_part(model, oauth, cache_control, messages, first, last=not first)
+
+    split = encode_split(transcript.messages, part, _parts_join)
+    if split is not None:
+        wire = split.array
+    else:
+        wire, _ = _encode_part(model, oauth, cache_control, transcript.messages, True, last=True)
+    return _payload(model, transcript, wire, options, oauth, cache_control)
+
+
+def _payload(
+    model: Model,
+    transcript: ResolvedTranscript,
+    wire: list[dict[str, Any]] | EncodedArray,
+    options: StreamOptions,
+    oauth: bool,
+    cache_control: dict[str, str] | None,
+) -> dict[str, Any]:
     max_tokens = default_max_tokens(model, options)
-    payload: dict[str, Any] = {
-        "model": model.id,
-        "messages": convert_messages(messages, model, oauth, cache_control),
-        "max_tokens": max_tokens,
-        "stream": True,
-    }
+    payload: dict[str, Any] = {"model": model.id, "messages": wire, "max_tokens": max_tokens, "stream": True}
 
     system: list[dict[str, Any]] = []
     if oauth:
