@@ -215,7 +215,8 @@ async def _request_body(
         try:
             with short_lived_models():  # each message is typed, encoded and dropped
                 body = StreamedBody(build_encoded_payload(model, transcript, options, oauth))
-            return {"content": body.__aiter__(), "options": {"headers": {"Content-Length": str(body.length)}}}
+            # the body itself (not one pass over it): a redirect sends it again
+            return {"content": body, "options": {"headers": {"Content-Length": str(body.length)}}}
         except ValueError:
             pass
     messages = transform_messages(transcript.messages, model, normalize_tool_call_id)

@@ -133,7 +133,7 @@ async def open_stream(
     try:
         body = StreamedBody(params)
         payload: dict[str, Any] = {
-            "content": body.__aiter__(),
+            "content": body,  # the body itself (not one pass over it): a redirect sends it again
             "options": {"headers": {"Content-Length": str(body.length)}},
         }
     except ValueError:  # something pydantic-core cannot encode (a hook put an odd object in): the SDK's way
