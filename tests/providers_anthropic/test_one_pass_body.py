@@ -6,7 +6,8 @@ the same bytes.
 
 from __future__ import annotations
 
-import random
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,8 +26,8 @@ from pi_app.ai.types import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    parse_message,
 )
-from tests.providers_openai.test_split_join_rule import random_transcript
 
 CLAUDE = Model(
     id="claude-sonnet-4-5",
@@ -52,17 +53,40 @@ def _one_pass_body(model: Model, ctx: Context, options: StreamOptions, oauth: bo
     return b"".join(pieces)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_one_pass_body_is_the_dict_body(seed: int) -> None:
-    """Random transcripts (tool runs, images, errored and empty answers, cross-model turns, mid-conversation
-    system messages), with and without cache marks and OAuth."""
-    rng = random.Random(f"anthropic:{seed}")
-    for _ in range(40):
-        model = CLAUDE.model_copy(update={"input": rng.choice([["text"], ["text", "image"]])})
-        ctx = Context(systemPrompt=rng.choice(["sys", None]), messages=random_transcript(rng, model))
-        options = StreamOptions(cache_retention=rng.choice(["short", "none", "long"]))
-        oauth = rng.random() < 0.3
-        assert _one_pass_body(model, ctx, options, oauth) == _dict_body(model, ctx, options, oauth)
+GOLDEN = Path(__file__).with_name("anthropic_bodies.json")
+CASES: list[dict[str, Any]] = json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def _case(case: dict[str, Any]) -> tuple[Model, Context, StreamOptions, bool]:
+    model = Model.model_validate(case["model"])
+    ctx = Context(systemPrompt=case["systemPrompt"], messages=[parse_message(m) for m in case["messages"]])
+    return model, ctx, StreamOptions(cache_retention=case["cache_retention"]), case["oauth"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_both_bodies_are_the_recorded_body(case: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``anthropic_bodies.json`` holds inputs and the bodies the dict builder made for them before the
+    one-pass builder existed (edge cases of the cache mark and of tool-result runs, mid-conversation system
+    messages, OAuth, and random transcripts). Both builders must still make them; so must a forced split."""
+    model, ctx, options, oauth = _case(case)
+    assert json.loads(_dict_body(model, ctx, options, oauth)) == case["body"]
+    assert json.loads(_one_pass_body(model, ctx, options, oauth)) == case["body"]
+    monkeypatch.setattr(split_build, "SPLIT_AT", 2)
+    monkeypatch.setattr(split_build, "can_fork", lambda: True)
+    assert json.loads(_one_pass_body(model, ctx, options, oauth)) == case["body"]
+
+
+def test_nan_and_infinity_in_tool_arguments_are_sent_as_null() -> None:
+    """Streamed tool arguments are parsed leniently (``NaN``, ``1e999``); JSON has no such numbers, so the
+    body says null, as JSON.stringify does (the dict body for a payload hook is the SDK's to encode)."""
+    call = ToolCall(id="toolu_1", name="f", arguments={"a": float("nan"), "b": float("inf"), "c": 1})
+    assistant = AssistantMessage(
+        content=[call], api=CLAUDE.api, provider=CLAUDE.provider, model=CLAUDE.id, stopReason="toolUse"
+    )
+    result = ToolResultMessage(toolCallId="toolu_1", toolName="f", content=[TextContent(text="r")])
+    ctx = Context(messages=[UserMessage(content="q"), assistant, result])
+    body = json.loads(_one_pass_body(CLAUDE, ctx, StreamOptions(), False))
+    assert body["messages"][1]["content"][0]["input"] == {"a": None, "b": None, "c": 1}
 
 
 def _turns(n: int) -> list[Any]:
@@ -90,7 +114,7 @@ def test_a_long_transcript_is_split_with_the_same_bytes(end: str, monkeypatch: p
         messages = messages[:-1]  # ends with a tool result: the mark goes on it
     ctx = Context(systemPrompt="sys", messages=messages)
     expected = _dict_body(CLAUDE, ctx, StreamOptions(), False)
-    assert b'"cache_control"' in expected
+    assert json.loads(expected)["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     splits: list[Any] = []
     real = anthropic_request.encode_split
 

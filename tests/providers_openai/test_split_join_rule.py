@@ -43,7 +43,8 @@ OTHERS = [
 def _model(rng: random.Random, api: str) -> Model:
     inputs = rng.choice([["text"], ["text", "image"]])
     if api == "anthropic-messages":
-        return Model(id="claude", api=api, provider="anthropic", baseUrl="", input=inputs)
+        compat = {"supportsMidConvoSystemMessages": rng.random() < 0.4}
+        return Model(id="claude", api=api, provider="anthropic", baseUrl="", input=inputs, compat=compat)
     if api == "openai-responses":
         return Model(id="m", api=api, provider="openai", baseUrl="", input=inputs)
     compat = {
@@ -67,7 +68,10 @@ def _assistant(rng: random.Random, model: Model) -> AssistantMessage:
             signature = rng.choice([None, "reasoning_content"])
             content.append(ThinkingContent(thinking=rng.choice(["hmm", ""]), thinkingSignature=signature))
         else:
-            content.append(ToolCall(id=rng.choice(IDS), name="f", arguments={}))
+            arguments = rng.choice([{}, {"path": "src/é.py", "limit": 3, "deep": {"a": [1, None, True]}}])
+            content.append(
+                ToolCall(id=rng.choice(IDS), name=rng.choice(["f", "read", "bash"]), arguments=arguments)
+            )
     stop = rng.choice(["stop", "toolUse", "toolUse", "error", "aborted"])
     return AssistantMessage(
         content=content, api=source.api, provider=source.provider, model=source.id, stopReason=stop
