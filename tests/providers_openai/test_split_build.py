@@ -24,6 +24,7 @@ from pi_app.ai.providers import openai_completions, openai_responses, split_buil
 from pi_app.ai.providers.json_body import encode_body
 from pi_app.ai.providers.openai_completions import build_completions_body
 from pi_app.ai.providers.openai_responses import build_responses_body
+from pi_app.ai.transcript import resolve_transcript
 from pi_app.ai.types import (
     AssistantMessage,
     Context,
@@ -209,7 +210,7 @@ def _split_at(monkeypatch: pytest.MonkeyPatch, middle: list[Any], at: Any) -> Co
     ]
     messages = [*filler, *middle, *filler]
     k = next(i for i, m in enumerate(messages) if m is at)
-    monkeypatch.setattr(split_build, "split_point", lambda _messages: k)
+    monkeypatch.setattr(split_build, "split_point", lambda *_: k)
     return Context(messages=messages)
 
 
@@ -493,6 +494,30 @@ def test_the_child_runs_none_of_this_process_signal_handlers(
     assert not marker.exists()
     assert splits[-1] is not None  # (the child's part was encoded here)
     assert _open_fds() <= fds
+
+
+def test_meanwhile_work_runs_here_while_the_child_encodes_a_larger_part(
+    splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The work given to do meanwhile (the first import of an SDK's client) runs in this process, once, only
+    when there is a child, whose part is then the larger one."""
+    ran: list[int] = []
+    messages = _turns(40)
+    meanwhile = split_build.Meanwhile(lambda: ran.append(os.getpid()), share=0.7)
+    k = split_build.split_point(messages, meanwhile.share)
+    assert k is not None and abs(k - 0.7 * len(messages)) <= 2
+
+    def part(part: Sequence[Any], first: bool) -> Any:
+        transcript = resolve_transcript(Context(messages=list(part)), True)
+        compat = openai_completions.resolve_completions_compat(MODEL)
+        return openai_completions._encode_part(MODEL, compat, transcript, part, first)
+
+    split = split_build.encode_split(messages, part, openai_completions._parts_join, meanwhile)
+    assert split is not None and ran == [os.getpid()]
+    assert split.array.count == len(messages)
+    monkeypatch.setattr(split_build, "SPLIT_AT", 10**9)
+    assert split_build.encode_split(messages, part, openai_completions._parts_join, meanwhile) is None
+    assert ran == [os.getpid()]  # no child, no meanwhile
 
 
 def test_no_fork_while_another_thread_runs() -> None:

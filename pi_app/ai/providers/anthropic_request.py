@@ -16,7 +16,7 @@ from pi_app.ai.models import provider_thinking_value, supports_thinking_off
 from pi_app.ai.options import DEFAULT_THINKING_BUDGETS, StreamOptions
 from pi_app.ai.providers.http_common import default_max_tokens, merge_headers, sanitize_surrogates
 from pi_app.ai.providers.json_body import EncodedArray
-from pi_app.ai.providers.split_build import encode_split
+from pi_app.ai.providers.split_build import Meanwhile, encode_split
 from pi_app.ai.transcript import ResolvedTranscript, system_text
 from pi_app.ai.transform import TransformState, iter_transformed_messages, parts_join
 from pi_app.ai.types import Model, Tool
@@ -353,17 +353,22 @@ def build_payload(
 
 
 def build_encoded_payload(
-    model: Model, transcript: ResolvedTranscript, options: StreamOptions, oauth: bool
+    model: Model,
+    transcript: ResolvedTranscript,
+    options: StreamOptions,
+    oauth: bool,
+    meanwhile: Meanwhile | None = None,
 ) -> dict[str, Any]:
     """:func:`build_payload` for the transcript with ``messages`` as an :class:`EncodedArray`: each message
     transformed, converted and encoded in one pass, only its bytes kept (a long transcript on two cores:
-    ``split_build``). For a body no payload hook sees. Raises ValueError for what cannot be encoded."""
+    ``split_build``, with ``meanwhile`` done here while the child encodes). For a body no payload hook sees.
+    Raises ValueError for what cannot be encoded."""
     cache_control = cache_control_for(model.baseUrl, options.cache_retention)
 
     def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
         return _encode_part(model, oauth, cache_control, messages, first, last=not first)
 
-    split = encode_split(transcript.messages, part, _parts_join)
+    split = encode_split(transcript.messages, part, _parts_join, meanwhile)
     if split is not None:
         wire = split.array
     else:

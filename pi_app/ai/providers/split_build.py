@@ -59,11 +59,11 @@ class Split(Generic[S]):
     states: tuple[S, S]
 
 
-def split_point(messages: Sequence[Any]) -> int | None:
-    """An index near the middle where a question or an answer's next step follows a finished one (None if
-    there is none): an agentic run of one question and thousands of tool calls splits too."""
+def split_point(messages: Sequence[Any], share: float = 0.5) -> int | None:
+    """An index near ``share`` of the way where a question or an answer's next step follows a finished one
+    (None if there is none): an agentic run of one question and thousands of tool calls splits too."""
     n = len(messages)
-    mid, reach = n // 2, n // _REACH
+    mid, reach = int(n * share), n // _REACH
     for step in range(reach):
         for k in (mid - step, mid + step):
             if 0 < k < n and messages[k].role in _STARTS and messages[k - 1].role in _ENDS:
@@ -77,19 +77,30 @@ def can_fork() -> bool:
     return sys.platform == "linux" and hasattr(os, "fork") and threading.active_count() == 1
 
 
+@dataclass
+class Meanwhile:
+    """Work this process does while the child encodes, before its own part: what the request needs next
+    (the first use of an SDK's client is mostly imports). ``share`` is the child's part of the transcript,
+    more than half by about what the work costs."""
+
+    run: Callable[[], object]
+    share: float
+
+
 def encode_split(
     messages: Sequence[Any],
     encode_part: EncodePart[S],
     joinable: Callable[[S, S], bool],
+    meanwhile: Meanwhile | None = None,
 ) -> Split[S] | None:
     """``messages`` encoded in two parts at once (None: not split, encode them in one pass).
 
     ``encode_part(part, first)`` encodes a part from a fresh state (only the first part opens the
     request's own leading items) and summarises where it ended; ``joinable(first, second)`` says whether
-    the two parts equal one pass."""
+    the two parts equal one pass. ``meanwhile`` runs only if there is a child."""
     if len(messages) < SPLIT_AT or not can_fork():
         return None
-    k = split_point(messages)
+    k = split_point(messages, meanwhile.share if meanwhile is not None else 0.5)
     if k is None:
         return None
     started: list[_Child[S]] = []  # the child is in it before any signal can interrupt this process
@@ -97,6 +108,8 @@ def encode_split(
         child = _Child.start(messages[:k], encode_part, started)
         if child is None:
             return None
+        if meanwhile is not None:
+            meanwhile.run()
         began = time.monotonic()
         second, second_state = encode_part(messages[k:], False)
         # The child's part is about as long as this one: a child far slower than that is stuck (or starved),
