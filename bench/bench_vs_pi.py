@@ -178,9 +178,8 @@ def main() -> int:
                 )
             if name.startswith("--session"):
                 rss = median([r.max_rss for r in res["ours"]])
-                rss_line = (
-                    f"{'':<36} peak RSS ours {rss / 1e6:5.0f} MB = {rss / size:4.1f}x file (target <= 4x)"
-                )
+                goal = "target <= 4x" if TARGETS[name] is not None else "no target"
+                rss_line = f"{'':<36} peak RSS ours {rss / 1e6:5.0f} MB = {rss / size:4.1f}x file ({goal})"
                 if res["pi"]:
                     pi_rss = median([r.max_rss for r in res["pi"]])
                     rss_line += f"   pi 1.6 {pi_rss / 1e6:5.0f} MB = {pi_rss / size:4.1f}x file"
