@@ -16,7 +16,13 @@ from typing import Any
 import pytest
 
 from pi_app.ai.options import StreamOptions
-from pi_app.ai.providers import anthropic_request, openai_completions, openai_responses, split_build
+from pi_app.ai.providers import (
+    anthropic_request,
+    google_request,
+    openai_completions,
+    openai_responses,
+    split_build,
+)
 from pi_app.ai.providers.json_body import EncodedArray
 from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
 from pi_app.ai.types import (
@@ -42,6 +48,10 @@ OTHERS = [
 
 def _model(rng: random.Random, api: str) -> Model:
     inputs = rng.choice([["text"], ["text", "image"]])
+    if api == "google-generative-ai":
+        model_id = rng.choice(["gemini-2.5-pro", "gemini-3-pro-preview", "claude-sonnet-4-5"])
+        compat = {"supportsMidConvoSystemMessages": rng.random() < 0.4}
+        return Model(id=model_id, api=api, provider="google", baseUrl="", input=inputs, compat=compat)
     if api == "anthropic-messages":
         compat = {"supportsMidConvoSystemMessages": rng.random() < 0.4}
         return Model(id="claude", api=api, provider="anthropic", baseUrl="", input=inputs, compat=compat)
@@ -102,6 +112,8 @@ CACHE_MARK = {"type": "ephemeral"}
 
 
 def _encode_part(model: Model, transcript: ResolvedTranscript, part: list[Any], first: bool) -> Any:
+    if model.api == "google-generative-ai":
+        return google_request._encode_part(model, part, first)
     if model.api == "anthropic-messages":
         return anthropic_request._encode_part(model, False, CACHE_MARK, part, first, last=not first)
     if model.api == "openai-responses":
@@ -112,7 +124,10 @@ def _encode_part(model: Model, transcript: ResolvedTranscript, part: list[Any], 
 
 def _one_pass_items(model: Model, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> bytes:
     monkeypatch.setattr(split_build, "SPLIT_AT", 10**9)
-    if model.api == "anthropic-messages":
+    if model.api == "google-generative-ai":
+        transcript = resolve_transcript(ctx, supports_mid_convo_system(model.api, model.compat))
+        array = google_request.build_encoded_payload(model, transcript, StreamOptions())["contents"]
+    elif model.api == "anthropic-messages":
         transcript = resolve_transcript(ctx, supports_mid_convo_system(model.api, model.compat))
         options = StreamOptions(cache_retention="short")
         array = anthropic_request.build_encoded_payload(model, transcript, options, False)["messages"]
@@ -124,7 +139,9 @@ def _one_pass_items(model: Model, ctx: Context, monkeypatch: pytest.MonkeyPatch)
     return b",".join(array.runs)
 
 
-@pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "anthropic-messages"])
+@pytest.mark.parametrize(
+    "api", ["openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai"]
+)
 @pytest.mark.parametrize("seed", range(4))
 def test_parts_that_join_are_the_one_pass_items(api: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(f"{api}:{seed}")
@@ -138,6 +155,7 @@ def test_parts_that_join_are_the_one_pass_items(api: str, seed: int, monkeypatch
             "openai-completions": openai_completions._parts_join,
             "openai-responses": openai_responses._parts_join,
             "anthropic-messages": anthropic_request._parts_join,
+            "google-generative-ai": google_request._parts_join,
         }[api]
         for k in range(1, len(transcript.messages)):
             first, first_end = _encode_part(model, transcript, transcript.messages[:k], True)

@@ -9,14 +9,21 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_app.ai.abort import AbortError, race_abort
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
-from pi_app.ai.options import StreamOptions
-from pi_app.ai.providers.google_request import build_headers, build_payload, build_url, normalize_tool_call_id
+from pi_app.ai.options import StreamOptions, payload_hook_active
+from pi_app.ai.providers.google_request import (
+    build_encoded_payload,
+    build_headers,
+    build_payload,
+    build_url,
+    normalize_tool_call_id,
+)
 from pi_app.ai.providers.http_common import (
     HttpStatusError,
     MalformedStreamError,
@@ -31,9 +38,11 @@ from pi_app.ai.providers.http_common import (
     next_item,
     resolve_api_key,
 )
-from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system
+from pi_app.ai.providers.json_body import StreamedBody
+from pi_app.ai.providers.split_build import Meanwhile
+from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
-from pi_app.ai.types import Context, Model, now_ms
+from pi_app.ai.types import Context, Model, now_ms, short_lived_models
 
 _tool_call_counter = itertools.count(1)
 
@@ -153,6 +162,38 @@ def _error_text(exc: BaseException, options: StreamOptions) -> str:
     return describe_transport_error(exc, options.idle_timeout_s) or str(exc) or type(exc).__name__
 
 
+def _client_warm_up(model: Model) -> Meanwhile | None:
+    """What the HTTP client needs the first time in a process (httpx2, its transport, a verified TLS
+    context for https), to do while a forked child encodes a long transcript; None once done."""
+    if "httpcore2" in sys.modules and "httpx2" in sys.modules:
+        return None
+
+    def warm() -> None:
+        import httpcore2  # noqa: F401  (what the client's transport imports when it is made)
+        import httpx2  # noqa: F401
+
+        http_client_options(model.baseUrl)
+
+    return Meanwhile(warm, share=0.53)
+
+
+async def _request_body(
+    model: Model, transcript: ResolvedTranscript, options: StreamOptions
+) -> StreamedBody | dict[str, Any]:
+    """The body to send. Without a payload hook: encoded as it is built and streamed with its length (the
+    transcript is never held as typed messages, dicts or one JSON string, and a long one is encoded on two
+    cores). With one, or for what pydantic-core cannot encode: plain dicts, after the hook."""
+    if not payload_hook_active(options.on_payload):
+        try:
+            with short_lived_models():  # each message is typed, encoded and dropped
+                return StreamedBody(build_encoded_payload(model, transcript, options, _client_warm_up(model)))
+        except ValueError:
+            pass
+    messages = transform_messages(transcript.messages, model, normalize_tool_call_id)
+    payload = build_payload(model, transcript, messages, options)
+    return await apply_on_payload(payload, model, options)
+
+
 async def stream_google(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
@@ -166,18 +207,20 @@ async def stream_google(
         if not api_key:
             raise ProviderError(f"No API key for provider: {model.provider}")
         transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-        messages = transform_messages(transcript.messages, model, normalize_tool_call_id)
-        payload = build_payload(model, transcript, messages, options)
-        payload = await apply_on_payload(payload, model, options)
+        body = await _request_body(model, transcript, options)
 
         import httpx2
 
         # read = idle bound: no byte for that long fails the stream. No retries here; the session
         # layer retries visibly.
         client = httpx2.AsyncClient(timeout=make_timeout(options), **http_client_options(model.baseUrl))
-        request = client.build_request(
-            "POST", build_url(model), json=payload, headers=build_headers(model, options, api_key)
-        )
+        headers = build_headers(model, options, api_key)
+        if isinstance(body, StreamedBody):
+            # the body itself (not one pass over it): a redirect sends it again; its length is known
+            headers["content-length"] = str(body.length)
+            request = client.build_request("POST", build_url(model), content=body, headers=headers)
+        else:
+            request = client.build_request("POST", build_url(model), json=body, headers=headers)
         response = await race_abort(client.send(request, stream=True), signal)
         if response.status_code >= 400:
             body = await race_abort(response.aread(), signal)

@@ -8,13 +8,18 @@ parts, ``functionCall``/``functionResponse`` parts and thought signatures; tools
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from pi_app.ai.models import provider_thinking_value
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.http_common import default_max_tokens, merge_headers, sanitize_surrogates
+from pi_app.ai.providers.json_body import EncodedArray
+from pi_app.ai.providers.split_build import Meanwhile, encode_split
 from pi_app.ai.text import text_of
 from pi_app.ai.transcript import ResolvedTranscript, system_text
+from pi_app.ai.transform import TransformState, iter_transformed_messages, parts_join
 from pi_app.ai.types import AssistantMessage, Model, Tool
 
 # Gemini accepts this in place of a thought signature on function calls it did not sign itself
@@ -137,10 +142,11 @@ def _model_content(msg: Any, model: Model) -> dict[str, Any] | None:
     return {"role": "model", "parts": parts} if parts else None
 
 
-def _append_tool_result(contents: list[dict[str, Any]], msg: Any, model: Model) -> None:
+def _tool_result_part(msg: Any, model: Model) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """A tool result's ``functionResponse`` part, and the user turn its images go in after it (older
+    models; Gemini 3 takes them inside the response)."""
     text = text_of(msg.content, "\n")
     images = [b for b in msg.content if b.type == "image"] if "image" in model.input else []
-    # Gemini 3 takes images inside the function response; older models get them in a user turn.
     nested_images = "gemini-3" in model.id
     value = sanitize_surrogates(text) if text else ("(see attached image)" if images else "")
     response: dict[str, Any] = {
@@ -151,37 +157,99 @@ def _append_tool_result(contents: list[dict[str, Any]], msg: Any, model: Model) 
         response["parts"] = [_inline(b) for b in images]
     if requires_tool_call_id(model.id):
         response["id"] = msg.toolCallId
-    part = {"functionResponse": response}
-    last = contents[-1] if contents else None
-    # All responses to one model turn go into a single user turn.
-    if last and last["role"] == "user" and any("functionResponse" in p for p in last["parts"]):
-        last["parts"].append(part)
-    else:
-        contents.append({"role": "user", "parts": [part]})
+    images_turn = None
     if images and not nested_images:
-        contents.append({"role": "user", "parts": [{"text": "Tool result image:"}, *map(_inline, images)]})
+        images_turn = {"role": "user", "parts": [{"text": "Tool result image:"}, *map(_inline, images)]}
+    return {"functionResponse": response}, images_turn
 
 
-def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
-    """Already-transformed pi messages → Gemini ``contents``."""
-    contents: list[dict[str, Any]] = []
+@dataclass
+class _ConvertState:
+    """How a conversion pass opened and ended: what a part converted apart would do differently (the
+    responses of consecutive tool results share one user turn, joined across the split in one pass)."""
+
+    opens_with_result: bool = False  # a tool result came before anything else was sent
+    ends_open: bool = False  # the last turn holds function responses that more could join
+
+
+def iter_gemini_contents(
+    messages: Iterable[Any], model: Model, state: _ConvertState | None = None
+) -> Iterator[dict[str, Any]]:
+    """Already-transformed pi messages → Gemini ``contents``, one at a time. All responses to one model turn
+    go into a single user turn, which is held while more may join it (a message that sends nothing does not
+    end it). ``state``, when given, notes how the pass opened and ended."""
+    open_turn: dict[str, Any] | None = None  # the last turn, while it holds function responses
+    opening = state
     for msg in messages:
         role = msg.role
+        if role == "toolResult":
+            if opening is not None:
+                opening.opens_with_result, opening = True, None
+            part, images_turn = _tool_result_part(msg, model)
+            if open_turn is None:
+                open_turn = {"role": "user", "parts": [part]}
+            else:
+                open_turn["parts"].append(part)
+            if images_turn is not None:
+                yield open_turn
+                yield images_turn
+                open_turn = None
+            continue
         entry: dict[str, Any] | None = None
         if role == "user":
             entry = _user_content(msg, model)
         elif role == "assistant":
             entry = _model_content(msg, model)
-        elif role == "toolResult":
-            _append_tool_result(contents, msg, model)
         elif role == "system":
             # Only reachable when compat claims mid-conversation system support: keep it as user text.
             text = system_text(msg)
             if text.strip():
                 entry = {"role": "user", "parts": [{"text": sanitize_surrogates(text)}]}
-        if entry is not None:
-            contents.append(entry)
-    return contents
+        if entry is None:
+            continue
+        opening = None
+        if open_turn is not None:
+            yield open_turn
+            open_turn = None
+        yield entry
+    if state is not None:
+        state.ends_open = open_turn is not None
+    if open_turn is not None:
+        yield open_turn
+
+
+def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
+    """Already-transformed pi messages → Gemini ``contents``."""
+    return list(iter_gemini_contents(messages, model))
+
+
+class _PartEnd(NamedTuple):
+    """Where a part of the transcript ended (plain values: a first part's comes back from the child as a
+    plain tuple): the transform's summary (``TransformEnd``), then the conversion's (:class:`_ConvertState`)."""
+
+    waiting: bool
+    renamed: list[str]
+    results: list[str]
+    opens_with_result: bool
+    ends_open: bool
+
+
+def _encode_part(model: Model, part: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
+    """One part of the transcript transformed, converted and encoded from a fresh state."""
+    ended, converted = TransformState(), _ConvertState()
+    messages = iter_transformed_messages(part, model, normalize_tool_call_id, ended)
+    array = EncodedArray(iter_gemini_contents(messages, model, converted))
+    end = _PartEnd(
+        *ended.summary(first), opens_with_result=converted.opens_with_result, ends_open=converted.ends_open
+    )
+    return array, end
+
+
+def _parts_join(first: _PartEnd, second: _PartEnd) -> bool:
+    """The second part, encoded from a fresh state, is what one pass would have made of it after the first:
+    the transform's condition, and no turn of function responses that the second part's would join."""
+    a, b = _PartEnd(*first), _PartEnd(*second)
+    return parts_join(a.waiting, a.renamed, b.results) and not (a.ends_open and b.opens_with_result)
 
 
 def convert_tools(tools: list[Tool]) -> list[dict[str, Any]] | None:
@@ -196,12 +264,39 @@ def convert_tools(tools: list[Tool]) -> list[dict[str, Any]] | None:
 def build_payload(
     model: Model, transcript: ResolvedTranscript, messages: list[Any], options: StreamOptions
 ) -> dict[str, Any]:
+    """The request body for already-transformed ``messages``, as plain dicts and lists (what a payload hook
+    sees)."""
+    return _payload(model, transcript, convert_messages(messages, model), options)
+
+
+def build_encoded_payload(
+    model: Model, transcript: ResolvedTranscript, options: StreamOptions, meanwhile: Meanwhile | None = None
+) -> dict[str, Any]:
+    """:func:`build_payload` for the transcript with ``contents`` as an :class:`EncodedArray`: each message
+    transformed, converted and encoded in one pass, only its bytes kept (a long transcript on two cores:
+    ``split_build``, with ``meanwhile`` done here while the child encodes). For a body no payload hook sees.
+    Raises ValueError for what cannot be encoded."""
+
+    def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
+        return _encode_part(model, messages, first)
+
+    split = encode_split(transcript.messages, part, _parts_join, meanwhile)
+    contents = split.array if split is not None else part(transcript.messages, True)[0]
+    return _payload(model, transcript, contents, options)
+
+
+def _payload(
+    model: Model,
+    transcript: ResolvedTranscript,
+    contents: list[dict[str, Any]] | EncodedArray,
+    options: StreamOptions,
+) -> dict[str, Any]:
     generation: dict[str, Any] = {"maxOutputTokens": default_max_tokens(model, options)}
     if options.temperature is not None:
         generation["temperature"] = options.temperature
     if (thinking := thinking_config(model, options)) is not None:
         generation["thinkingConfig"] = thinking
-    payload: dict[str, Any] = {"contents": convert_messages(messages, model), "generationConfig": generation}
+    payload: dict[str, Any] = {"contents": contents, "generationConfig": generation}
     if transcript.system_prompt:
         payload["systemInstruction"] = {"parts": [{"text": sanitize_surrogates(transcript.system_prompt)}]}
     if (tools := convert_tools(transcript.tools)) is not None:
