@@ -32,8 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.pty_frame import time_to_marker  # noqa: E402
 from bench.runner import MODEL_ARGS, Run, median, our_cmd, our_env, pi16_home, timed  # noqa: E402
 from tests.loopback.anthropic_wire import anthropic_ok, text_block  # noqa: E402
+from tests.loopback.google_wire import gemini_text_stream  # noqa: E402
 from tests.loopback.openai_wire import chat_text_stream  # noqa: E402
-from tests.loopback.server import LoopbackServer  # noqa: E402
+from tests.loopback.server import LoopbackServer, Scripted  # noqa: E402
 from tests.perf.session_gen import linear_session  # noqa: E402
 
 # target ratio (ours / pi 1.6) per case; None: no target in issue 15
@@ -42,6 +43,7 @@ TARGETS: dict[str, float | None] = {
     "--no-session -p hi": 0.5,
     "-p hi over anthropic": None,  # informational: the issue's targets are over openai-completions
     "--session 50k -p hi over anthropic": None,
+    "--session 50k -p hi over google": None,
     "--session 50k -p hi": 0.5,
     "TUI first frame": 0.5,
     "TUI keys typed at first frame drawn": None,  # informational: how soon the editor shows them
@@ -69,9 +71,10 @@ def main() -> int:
         cwd = pienv.project
         pi_env = pi16_home(work, pi_bin, server.url) if pi_bin else None
         # the same loopback server as an Anthropic Messages endpoint, for the informational anthropic case
-        _add_anthropic_provider(pienv.agent_dir / "models.json", server.url)
-        if pi_env is not None:
-            _add_anthropic_provider(Path(pi_env["HOME"]) / ".pi" / "agent" / "models.json", server.url)
+        for add in (_add_anthropic_provider, _add_google_provider):
+            add(pienv.agent_dir / "models.json", server.url)
+            if pi_env is not None:
+                add(Path(pi_env["HOME"]) / ".pi" / "agent" / "models.json", server.url)
         session = work / "linear.jsonl"
         linear_session(session, opts.entries, cwd=str(cwd))
         size = session.stat().st_size
@@ -98,6 +101,12 @@ def main() -> int:
             shutil.copy(session, copy)
             server.add(anthropic_ok(text_block(0, "hello")))
             return timed(cmd("--session", str(copy), "-p", "hi", "--model", "aloop/loop-model"), e, cwd)
+
+        def resume_google(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
+            copy = work / "resume.jsonl"
+            shutil.copy(session, copy)
+            server.add(Scripted(chunks=gemini_text_stream("hello")))
+            return timed(cmd("--session", str(copy), "-p", "hi", "--model", "gloop/loop-model"), e, cwd)
 
         def version(cmd: Callable[..., list[str]], e: dict[str, str]) -> Run:
             return timed(cmd("--version"), e, cwd)
@@ -126,6 +135,7 @@ def main() -> int:
             "-p hi over anthropic": prompt_anthropic,
             "--session 50k -p hi": resume,
             "--session 50k -p hi over anthropic": resume_anthropic,
+            "--session 50k -p hi over google": resume_google,
             "TUI first frame": tui_first,
             "TUI keys typed at first frame drawn": tui_keys,
             "TUI session ready": tui_ready,
@@ -195,6 +205,13 @@ def _add_anthropic_provider(models_json: Path, server_url: str) -> None:
         "baseUrl": server_url,
         "api": "anthropic-messages",
     }
+    models_json.write_text(json.dumps(config), encoding="utf-8")
+
+
+def _add_google_provider(models_json: Path, server_url: str) -> None:
+    config = json.loads(models_json.read_text(encoding="utf-8"))
+    loop = config["providers"]["loop"]
+    config["providers"]["gloop"] = {**loop, "baseUrl": server_url, "api": "google-generative-ai"}
     models_json.write_text(json.dumps(config), encoding="utf-8")
 
 
