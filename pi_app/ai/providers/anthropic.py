@@ -207,10 +207,10 @@ def _make_client(model: Model, api_key: str, options: StreamOptions, oauth: bool
     return anthropic.AsyncAnthropic(api_key=api_key, **common)
 
 
-def _client_warm_up() -> Meanwhile | None:
-    """What :func:`_make_client` imports the first time in a process (~0.4 s: the SDK's client and the
-    request types its tracing helpers load, httpx2 and its transport), to do while a forked child encodes a
-    long transcript; None once imported."""
+def _client_warm_up(model: Model) -> Meanwhile | None:
+    """What :func:`_make_client` does the first time in a process (~0.4 s of imports: the SDK's client and
+    the request types its tracing helpers load, httpx2 and its transport; the TLS context of an https
+    endpoint), to do while a forked child encodes a long transcript; None once imported."""
     if "anthropic._client" in sys.modules and "httpcore2" in sys.modules:
         return None
 
@@ -219,6 +219,7 @@ def _client_warm_up() -> Meanwhile | None:
         import httpcore2  # noqa: F401  (what the HTTP client's transport imports when it is made)
 
         _ = (anthropic.AsyncAnthropic, anthropic.DefaultAsyncHttpxClient, anthropic.AsyncStream)
+        http_client_options(model.baseUrl)
 
     return Meanwhile(warm, share=0.75)
 
@@ -232,7 +233,7 @@ async def _request_body(
     if not payload_hook_active(options.on_payload):
         try:
             with short_lived_models():  # each message is typed, encoded and dropped
-                payload = build_encoded_payload(model, transcript, options, oauth, _client_warm_up())
+                payload = build_encoded_payload(model, transcript, options, oauth, _client_warm_up(model))
                 body = StreamedBody(payload)
             # the body itself (not one pass over it): a redirect sends it again
             return {"content": body, "options": {"headers": {"Content-Length": str(body.length)}}}

@@ -94,9 +94,10 @@ async def request_params(
     return await apply_on_payload(options, as_dicts(model, context, options), model)
 
 
-def client_warm_up() -> Meanwhile | None:
-    """What :func:`make_client` imports the first time in a process (~80 ms: the SDK's client, httpx2 and
-    its transport), to do while a forked child encodes a long transcript; None once imported."""
+def client_warm_up(model: Model) -> Meanwhile | None:
+    """What :func:`make_client` does the first time in a process (~80 ms of imports: the SDK's client,
+    httpx2 and its transport; ~50 ms more for the TLS context of an https endpoint), to do while a forked
+    child encodes a long transcript; None once imported."""
     if "openai._client" in sys.modules and "httpcore2" in sys.modules:
         return None
 
@@ -105,6 +106,7 @@ def client_warm_up() -> Meanwhile | None:
         import openai
 
         _ = (openai.AsyncOpenAI, openai.DefaultAsyncHttpxClient, openai.AsyncStream)
+        http_client_options(model.baseUrl)
 
     return Meanwhile(warm, share=0.55)
 

@@ -404,7 +404,7 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
         def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
             return _encode_part(model, compat, transcript, messages, first)
 
-        split = encode_split(transcript.messages, part, _parts_join, client_warm_up())
+        split = encode_split(transcript.messages, part, _parts_join, client_warm_up(model))
         if split is not None:
             wire_messages = split.array
             tools_seen = any(_PartEnd(*state).tools_seen for state in split.states)

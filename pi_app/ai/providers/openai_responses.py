@@ -272,7 +272,7 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
         def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
             return _encode_part(model, transcript, messages, first)
 
-        split = encode_split(transcript.messages, part, _parts_join, client_warm_up())
+        split = encode_split(transcript.messages, part, _parts_join, client_warm_up(model))
         items = split.array if split is not None else part(transcript.messages, True)[0]
     else:
         messages = iter_transformed_messages(transcript.messages, model, _normalizer(model))
