@@ -9,10 +9,9 @@ Both parts start from a fresh provider state. The two are the same bytes as one 
 part ended with nothing carried over (no tool call waiting for its result, no id rename that applies to
 the second part, nothing owed before the next message), so the split point is a new question or a new
 step of an answer, right after a finished one, and the provider checks both parts' end states
-(``joinable``). If they do not join, or the child
-fails in any way, or the platform cannot fork safely, the caller encodes the transcript in one pass as it
-always did. A stored message the child found unusable is typed again here, so it is reported by this
-process, once.
+(``joinable``). If they do not join, or the child fails in any way, or the platform cannot fork safely,
+the caller encodes the transcript in one pass as it always did. A stored message the child found unusable
+is typed again here, so it is reported by this process, once.
 """
 
 from __future__ import annotations
@@ -44,7 +43,7 @@ _HEAD = struct.Struct("<Q")  # the length of the child's header
 _PIPE_BYTES = 1 << 20  # also the size of the pieces the child's bytes come in
 _STARTS = ("user", "assistant")  # a split point's message...
 _ENDS = ("assistant", "toolResult")  # ...and the one before it
-_PATIENCE = 3  # times this process's own part, plus _GRACE seconds, that the child's part may take
+_PATIENCE = 3  # times its expected time, plus _GRACE seconds, that the child's part may take
 _GRACE = 1.0
 
 EncodePart = Callable[[Sequence[Any], bool], tuple[EncodedArray, S]]  # (messages, first part?) -> result
@@ -100,7 +99,8 @@ def encode_split(
     the two parts equal one pass. ``meanwhile`` runs only if there is a child."""
     if len(messages) < SPLIT_AT or not can_fork():
         return None
-    k = split_point(messages, meanwhile.share if meanwhile is not None else 0.5)
+    share = meanwhile.share if meanwhile is not None else 0.5
+    k = split_point(messages, share)
     if k is None:
         return None
     started: list[_Child[S]] = []  # the child is in it before any signal can interrupt this process
@@ -112,9 +112,10 @@ def encode_split(
             meanwhile.run()
         began = time.monotonic()
         second, second_state = encode_part(messages[k:], False)
-        # The child's part is about as long as this one: a child far slower than that is stuck (or starved),
-        # and encoding its part here is the bounded way out.
-        first = child.collect(time.monotonic() + _PATIENCE * (time.monotonic() - began) + _GRACE)
+        # The child's part takes about this one's time, scaled by their sizes: a child far slower than that is
+        # stuck (or starved), and encoding its part here is the bounded way out.
+        expected = (time.monotonic() - began) * share / (1 - share)
+        first = child.collect(time.monotonic() + _PATIENCE * expected + _GRACE)
     except BaseException:  # Ctrl+C included: no child is left running, blocked on the pipe or unreaped
         for c in started:
             c.kill()
