@@ -15,12 +15,25 @@ from typing import Any
 import pytest
 
 from pi_app.ai.options import StreamOptions
+from pi_app.ai.providers import google as google_provider
 from pi_app.ai.providers import split_build
 from pi_app.ai.providers.google_request import build_encoded_payload, build_payload, normalize_tool_call_id
 from pi_app.ai.providers.json_body import EncodedArray, encode_body, encode_json
+from pi_app.ai.stream import stream
 from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
-from pi_app.ai.types import Context, Model, parse_message
+from pi_app.ai.types import (
+    AssistantMessage,
+    Context,
+    Model,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    parse_message,
+)
+from tests.loopback.google_wire import gemini_text_stream
+from tests.loopback.server import Scripted
 
 GOLDEN = Path(__file__).with_name("google_bodies.json")
 CASES: list[dict[str, Any]] = json.loads(GOLDEN.read_text(encoding="utf-8"))
@@ -57,3 +70,48 @@ def test_both_bodies_are_the_recorded_body(case: dict[str, Any], monkeypatch: py
     monkeypatch.setattr(split_build, "SPLIT_AT", 2)
     monkeypatch.setattr(split_build, "can_fork", lambda: True)
     assert json.loads(_one_pass_body(model, ctx, options)) == case["body"]
+
+
+def test_nan_and_infinity_in_tool_arguments_are_sent_as_null() -> None:
+    """Streamed tool arguments are parsed leniently (``NaN``, ``1e999``); JSON has no such numbers, so the
+    body says null, as JSON.stringify does."""
+    model = Model(id="gemini-2.5-pro", api="google-generative-ai", provider="google", baseUrl="")
+    call = ToolCall(id="c1", name="f", arguments={"a": float("nan"), "b": float("-inf"), "c": 1})
+    assistant = AssistantMessage(
+        content=[call], api=model.api, provider=model.provider, model=model.id, stopReason="toolUse"
+    )
+    result = ToolResultMessage(toolCallId="c1", toolName="f", content=[TextContent(text="r")])
+    ctx = Context(messages=[UserMessage(content="q"), assistant, result])
+    body = json.loads(_one_pass_body(model, ctx, StreamOptions()))
+    assert body["contents"][1]["parts"][0]["functionCall"]["args"] == {"a": None, "b": None, "c": 1}
+
+
+@pytest.mark.parametrize("hook", [False, True])
+async def test_the_stream_sends_the_one_pass_body_unless_a_hook_wants_dicts(
+    hook: bool, loopback: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a payload hook the request is the encoded body (its bytes, with their length); a hook gets
+    the dicts and its body is sent."""
+    built: list[bool] = []
+    real = google_provider.build_encoded_payload
+
+    def spy(*args: Any) -> Any:
+        built.append(True)
+        return real(*args)
+
+    monkeypatch.setattr(google_provider, "build_encoded_payload", spy)
+    seen: list[dict[str, Any]] = []
+
+    def on_payload(payload: dict[str, Any], _model: Any) -> None:
+        seen.append(payload)
+
+    loopback.add(Scripted(chunks=gemini_text_stream("hello")))
+    model = Model(id="gemini-2.5-pro", api="google-generative-ai", provider="google", baseUrl=loopback.url)
+    ctx = Context(systemPrompt="sys", messages=[UserMessage(content="héllo")])
+    options = StreamOptions(api_key="k", on_payload=on_payload if hook else None)
+    events = [ev async for ev in stream(model, ctx, options)]
+    assert events[-1].type == "done"
+    request = loopback.requests[-1]
+    assert int(request.headers["content-length"]) == len(request.body)
+    assert built == ([] if hook else [True])
+    assert [json.loads(request.body)] == (seen if hook else [json.loads(_one_pass_body(model, ctx, options))])
