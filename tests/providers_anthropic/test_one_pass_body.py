@@ -17,7 +17,6 @@ from pi_app.ai.providers import anthropic as anthropic_provider
 from pi_app.ai.providers import anthropic_request, split_build
 from pi_app.ai.providers.anthropic_request import build_encoded_payload, build_payload, normalize_tool_call_id
 from pi_app.ai.providers.json_body import EncodedArray, encode_body, encode_json
-from pi_app.ai.stream import stream
 from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
 from pi_app.ai.types import (
@@ -31,6 +30,7 @@ from pi_app.ai.types import (
     parse_message,
 )
 from tests.loopback.anthropic_wire import anthropic_ok, text_block
+from tests.loopback.body_route import send
 
 CLAUDE = Model(
     id="claude-sonnet-4-5",
@@ -138,27 +138,11 @@ async def test_the_stream_sends_the_one_pass_body_unless_a_hook_wants_dicts(
 ) -> None:
     """Without a payload hook the request is the encoded body (its bytes, with their length); a hook gets
     the dicts and its body is sent."""
-    built: list[bool] = []
-    real = anthropic_provider.build_encoded_payload
-
-    def spy(*args: Any) -> Any:
-        built.append(True)
-        return real(*args)
-
-    monkeypatch.setattr(anthropic_provider, "build_encoded_payload", spy)
-    seen: list[dict[str, Any]] = []
-
-    def on_payload(payload: dict[str, Any], _model: Any) -> None:
-        seen.append(payload)
-
-    loopback.add(anthropic_ok(text_block(0, "hello")))
     model = CLAUDE.model_copy(update={"baseUrl": loopback.url})
     ctx = Context(systemPrompt="sys", messages=[UserMessage(content="héllo")])
-    options = StreamOptions(api_key="sk-ant-api-test", on_payload=on_payload if hook else None)
-    events = [ev async for ev in stream(model, ctx, options)]
-    assert events[-1].type == "done"
-    request = loopback.requests[-1]
-    assert int(request.headers["content-length"]) == len(request.body)
-    assert built == ([] if hook else [True])
-    expected = seen if hook else [json.loads(_one_pass_body(model, ctx, options, False))]
-    assert [json.loads(request.body)] == expected
+    options = StreamOptions(api_key="sk-ant-api-test")
+    reply = anthropic_ok(text_block(0, "hello"))
+    sent = await send(anthropic_provider, model, ctx, options, hook, loopback, reply, monkeypatch)
+    assert sent.one_pass_built is not hook
+    expected = sent.hook_saw if hook else [json.loads(_one_pass_body(model, ctx, options, False))]
+    assert [json.loads(sent.request.body)] == expected

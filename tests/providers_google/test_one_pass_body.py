@@ -19,7 +19,6 @@ from pi_app.ai.providers import google as google_provider
 from pi_app.ai.providers import split_build
 from pi_app.ai.providers.google_request import build_encoded_payload, build_payload, normalize_tool_call_id
 from pi_app.ai.providers.json_body import EncodedArray, encode_body, encode_json
-from pi_app.ai.stream import stream
 from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
 from pi_app.ai.types import (
@@ -32,6 +31,7 @@ from pi_app.ai.types import (
     UserMessage,
     parse_message,
 )
+from tests.loopback.body_route import send
 from tests.loopback.google_wire import gemini_text_stream
 from tests.loopback.server import Scripted
 
@@ -92,26 +92,11 @@ async def test_the_stream_sends_the_one_pass_body_unless_a_hook_wants_dicts(
 ) -> None:
     """Without a payload hook the request is the encoded body (its bytes, with their length); a hook gets
     the dicts and its body is sent."""
-    built: list[bool] = []
-    real = google_provider.build_encoded_payload
-
-    def spy(*args: Any) -> Any:
-        built.append(True)
-        return real(*args)
-
-    monkeypatch.setattr(google_provider, "build_encoded_payload", spy)
-    seen: list[dict[str, Any]] = []
-
-    def on_payload(payload: dict[str, Any], _model: Any) -> None:
-        seen.append(payload)
-
-    loopback.add(Scripted(chunks=gemini_text_stream("hello")))
     model = Model(id="gemini-2.5-pro", api="google-generative-ai", provider="google", baseUrl=loopback.url)
     ctx = Context(systemPrompt="sys", messages=[UserMessage(content="héllo")])
-    options = StreamOptions(api_key="k", on_payload=on_payload if hook else None)
-    events = [ev async for ev in stream(model, ctx, options)]
-    assert events[-1].type == "done"
-    request = loopback.requests[-1]
-    assert int(request.headers["content-length"]) == len(request.body)
-    assert built == ([] if hook else [True])
-    assert [json.loads(request.body)] == (seen if hook else [json.loads(_one_pass_body(model, ctx, options))])
+    options = StreamOptions(api_key="k")
+    reply = Scripted(chunks=gemini_text_stream("hello"))
+    sent = await send(google_provider, model, ctx, options, hook, loopback, reply, monkeypatch)
+    assert sent.one_pass_built is not hook
+    expected = sent.hook_saw if hook else [json.loads(_one_pass_body(model, ctx, options))]
+    assert [json.loads(sent.request.body)] == expected

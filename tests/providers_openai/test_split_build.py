@@ -37,6 +37,7 @@ from pi_app.ai.types import (
 )
 from pi_app.session.messages import convert_to_llm
 from pi_app.session.store import SessionManager
+from tests.fresh_interpreter import run_fresh
 from tests.perf.session_gen import linear_session, make_bad_line
 from tests.providers_openai.body_cases import cases, responses_cases
 
@@ -540,3 +541,27 @@ def test_the_split_point_follows_a_finished_turn_or_step_near_the_middle() -> No
     assert split_build.split_point([UserMessage(content="a")] * 20) is None
     results = [ToolResultMessage(toolCallId="c", toolName="read", content=[])] * 20
     assert split_build.split_point(results) is None
+
+
+def test_the_client_warm_up_imports_what_making_the_client_would_then_none() -> None:
+    """In a fresh interpreter: the warm-up imports the SDK's client, its HTTP client and transport, then
+    there is nothing left to do meanwhile (and making the client imports nothing more)."""
+    done = run_fresh(
+        """
+        import sys
+        from pi_app.ai.providers.http_common import client_warm_up
+        from pi_app.ai.providers import openai_common  # (defers the SDK's package bodies)
+        warm = client_warm_up("http://x/v1", 0.55, "openai", "AsyncOpenAI")
+        assert warm is not None and warm.share == 0.55 and "openai._client" not in sys.modules
+        warm.run()
+        assert client_warm_up("http://x/v1", 0.55, "openai", "AsyncOpenAI") is None
+        before = set(sys.modules)
+        from pi_app.ai.options import StreamOptions
+        from pi_app.ai.types import Model
+        model = Model(id="m", api="openai-completions", provider="custom", baseUrl="http://x/v1")
+        openai_common.make_client(model, StreamOptions(), "key")
+        print(sorted(m for m in set(sys.modules) - before if m.startswith(("openai", "httpx2", "httpcore2"))))
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -32,6 +31,7 @@ from pi_app.ai.providers.http_common import (
     MalformedStreamError,
     ProviderError,
     apply_on_payload,
+    client_warm_up,
     close_quietly,
     describe_transport_error,
     format_http_error,
@@ -43,7 +43,6 @@ from pi_app.ai.providers.http_common import (
 )
 from pi_app.ai.providers.json_body import StreamedBody
 from pi_app.ai.providers.sdk_import import defer_sdk_packages
-from pi_app.ai.providers.split_build import Meanwhile
 from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
 from pi_app.ai.types import Context, Model, short_lived_models
@@ -207,23 +206,6 @@ def _make_client(model: Model, api_key: str, options: StreamOptions, oauth: bool
     return anthropic.AsyncAnthropic(api_key=api_key, **common)
 
 
-def _client_warm_up(model: Model) -> Meanwhile | None:
-    """What :func:`_make_client` does the first time in a process (~0.4 s of imports: the SDK's client and
-    the request types its tracing helpers load, httpx2 and its transport; the TLS context of an https
-    endpoint), to do while a forked child encodes a long transcript; None once imported."""
-    if "anthropic._client" in sys.modules and "httpcore2" in sys.modules:
-        return None
-
-    def warm() -> None:
-        import anthropic
-        import httpcore2  # noqa: F401  (what the HTTP client's transport imports when it is made)
-
-        _ = (anthropic.AsyncAnthropic, anthropic.DefaultAsyncHttpxClient, anthropic.AsyncStream)
-        http_client_options(model.baseUrl)
-
-    return Meanwhile(warm, share=0.75)
-
-
 async def _request_body(
     model: Model, transcript: ResolvedTranscript, options: StreamOptions, oauth: bool
 ) -> dict[str, Any]:
@@ -233,7 +215,13 @@ async def _request_body(
     if not payload_hook_active(options.on_payload):
         try:
             with short_lived_models():  # each message is typed, encoded and dropped
-                payload = build_encoded_payload(model, transcript, options, oauth, _client_warm_up(model))
+                payload = build_encoded_payload(
+                    model,
+                    transcript,
+                    options,
+                    oauth,
+                    client_warm_up(model.baseUrl, 0.75, "anthropic", "AsyncAnthropic"),
+                )
                 body = StreamedBody(payload)
             # the body itself (not one pass over it): a redirect sends it again
             return {"content": body, "options": {"headers": {"Content-Length": str(body.length)}}}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -30,6 +29,7 @@ from pi_app.ai.providers.http_common import (
     ProviderError,
     aiter_sse,
     apply_on_payload,
+    client_warm_up,
     close_quietly,
     describe_transport_error,
     format_http_error,
@@ -39,7 +39,6 @@ from pi_app.ai.providers.http_common import (
     resolve_api_key,
 )
 from pi_app.ai.providers.json_body import StreamedBody
-from pi_app.ai.providers.split_build import Meanwhile
 from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
 from pi_app.ai.types import Context, Model, now_ms, short_lived_models
@@ -162,21 +161,6 @@ def _error_text(exc: BaseException, options: StreamOptions) -> str:
     return describe_transport_error(exc, options.idle_timeout_s) or str(exc) or type(exc).__name__
 
 
-def _client_warm_up(model: Model) -> Meanwhile | None:
-    """What the HTTP client needs the first time in a process (httpx2, its transport, a verified TLS
-    context for https), to do while a forked child encodes a long transcript; None once done."""
-    if "httpcore2" in sys.modules and "httpx2" in sys.modules:
-        return None
-
-    def warm() -> None:
-        import httpcore2  # noqa: F401  (what the client's transport imports when it is made)
-        import httpx2  # noqa: F401
-
-        http_client_options(model.baseUrl)
-
-    return Meanwhile(warm, share=0.53)
-
-
 async def _request_body(
     model: Model, transcript: ResolvedTranscript, options: StreamOptions
 ) -> StreamedBody | dict[str, Any]:
@@ -186,7 +170,9 @@ async def _request_body(
     if not payload_hook_active(options.on_payload):
         try:
             with short_lived_models():  # each message is typed, encoded and dropped
-                return StreamedBody(build_encoded_payload(model, transcript, options, _client_warm_up(model)))
+                return StreamedBody(
+                    build_encoded_payload(model, transcript, options, client_warm_up(model.baseUrl, 0.53))
+                )
         except ValueError:
             pass
     messages = transform_messages(transcript.messages, model, normalize_tool_call_id)

@@ -12,15 +12,18 @@ prompt is too long: ..."``); transport failures start with ``"Connection error:"
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
 import json
 import os
 import re
+import sys
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_app.ai.abort import AbortSignal, race_abort
+from pi_app.ai.providers.split_build import Meanwhile
 
 if TYPE_CHECKING:
     import httpx2
@@ -372,3 +375,26 @@ async def close_quietly(*resources: Any) -> None:
                 await result
         except Exception:
             pass
+
+
+def client_warm_up(
+    base_url: str | None, share: float, sdk: str | None = None, client: str = ""
+) -> Meanwhile | None:
+    """What making a provider's HTTP client does the first time in a process, to do while a forked child
+    encodes a long transcript (``split_build.Meanwhile``): import httpx2 and its transport, the ``sdk``'s
+    ``client`` class with what it loads (for the anthropic SDK ~0.4 s, for openai ~80 ms), and make the TLS
+    context of an https endpoint (~50 ms). None once imported. ``share`` is the child's part meanwhile."""
+    if "httpcore2" in sys.modules and (sdk is None or f"{sdk}._client" in sys.modules):
+        return None
+
+    def warm() -> None:
+        import httpcore2  # noqa: F401  (what the client's transport imports when it is made)
+        import httpx2  # noqa: F401
+
+        if sdk is not None:
+            module = importlib.import_module(sdk)
+            for name in (client, "DefaultAsyncHttpxClient", "AsyncStream"):
+                getattr(module, name)  # (the deferred package bodies load what each name needs)
+        http_client_options(base_url)
+
+    return Meanwhile(warm, share)

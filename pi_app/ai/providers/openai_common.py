@@ -11,7 +11,6 @@ import inspect
 import json
 import os
 import re
-import sys
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
@@ -22,7 +21,6 @@ from pi_app.ai.options import StreamOptions, payload_hook_active
 from pi_app.ai.providers.http_common import http_client_options
 from pi_app.ai.providers.json_body import StreamedBody
 from pi_app.ai.providers.sdk_import import defer_sdk_packages
-from pi_app.ai.providers.split_build import Meanwhile
 from pi_app.ai.types import Context, Model, short_lived_models
 
 # Before this module's first ``import openai``: the SDK's type catalogue loads only where it is used.
@@ -92,23 +90,6 @@ async def request_params(
         except ValueError:
             pass  # something pydantic-core cannot encode: plain dicts, which the SDK's way may still send
     return await apply_on_payload(options, as_dicts(model, context, options), model)
-
-
-def client_warm_up(model: Model) -> Meanwhile | None:
-    """What :func:`make_client` does the first time in a process (~80 ms of imports: the SDK's client,
-    httpx2 and its transport; ~50 ms more for the TLS context of an https endpoint), to do while a forked
-    child encodes a long transcript; None once imported."""
-    if "openai._client" in sys.modules and "httpcore2" in sys.modules:
-        return None
-
-    def warm() -> None:
-        import httpcore2  # noqa: F401  (what the HTTP client's transport imports when it is made)
-        import openai
-
-        _ = (openai.AsyncOpenAI, openai.DefaultAsyncHttpxClient, openai.AsyncStream)
-        http_client_options(model.baseUrl)
-
-    return Meanwhile(warm, share=0.55)
 
 
 def make_client(model: Model, options: StreamOptions, api_key: str) -> Any:

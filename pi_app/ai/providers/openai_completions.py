@@ -20,9 +20,9 @@ from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.json_parse import js_json
 from pi_app.ai.models import provider_thinking_value, supports_thinking_off
 from pi_app.ai.options import StreamOptions
+from pi_app.ai.providers.http_common import client_warm_up
 from pi_app.ai.providers.json_body import EncodedArray
 from pi_app.ai.providers.openai_common import (
-    client_warm_up,
     close_client,
     default_max_tokens,
     error_text,
@@ -404,7 +404,12 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
         def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
             return _encode_part(model, compat, transcript, messages, first)
 
-        split = encode_split(transcript.messages, part, _parts_join, client_warm_up(model))
+        split = encode_split(
+            transcript.messages,
+            part,
+            _parts_join,
+            client_warm_up(model.baseUrl, 0.55, "openai", "AsyncOpenAI"),
+        )
         if split is not None:
             wire_messages = split.array
             tools_seen = any(_PartEnd(*state).tools_seen for state in split.states)

@@ -20,10 +20,10 @@ from pi_app.ai.events import AssistantMessageEvent
 from pi_app.ai.json_parse import js_json
 from pi_app.ai.models import provider_thinking_value
 from pi_app.ai.options import StreamOptions
+from pi_app.ai.providers.http_common import client_warm_up
 from pi_app.ai.providers.json_body import EncodedArray
 from pi_app.ai.providers.openai_common import (
     cache_retention,
-    client_warm_up,
     close_client,
     default_max_tokens,
     error_text,
@@ -272,7 +272,12 @@ def _build_params(model: Model, context: Context, options: StreamOptions, encode
         def part(messages: Sequence[Any], first: bool) -> tuple[EncodedArray, _PartEnd]:
             return _encode_part(model, transcript, messages, first)
 
-        split = encode_split(transcript.messages, part, _parts_join, client_warm_up(model))
+        split = encode_split(
+            transcript.messages,
+            part,
+            _parts_join,
+            client_warm_up(model.baseUrl, 0.55, "openai", "AsyncOpenAI"),
+        )
         items = split.array if split is not None else part(transcript.messages, True)[0]
     else:
         messages = iter_transformed_messages(transcript.messages, model, _normalizer(model))
