@@ -209,8 +209,8 @@ async def stream_google(
             request = client.build_request("POST", build_url(model), json=body, headers=headers)
         response = await race_abort(client.send(request, stream=True), signal)
         if response.status_code >= 400:
-            body = await race_abort(response.aread(), signal)
-            raise HttpStatusError(response.status_code, body, response.headers.get("retry-after"))
+            error_body = await race_abort(response.aread(), signal)
+            raise HttpStatusError(response.status_code, error_body, response.headers.get("retry-after"))
 
         st = _GeminiState()
         events = aiter_sse(response.aiter_bytes()).__aiter__()
