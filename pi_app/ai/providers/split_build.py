@@ -207,10 +207,10 @@ class _Child(Generic[S]):
             self.fd = -1
         try:
             _, status = os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            return False
-        finally:
+        except ChildProcessError:  # (reaped by someone else)
             self.reaped = True
+            return False
+        self.reaped = True  # only now: a wait interrupted by Ctrl+C leaves it to the caller's kill()
         return os.waitstatus_to_exitcode(status) == 0
 
 
