@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_app.ai.options import StreamOptions
-from pi_app.ai.providers.openai_completions import build_completions_params
+from pi_app.ai.providers.openai_completions_request import build_completions_params
 from pi_app.ai.types import Context, Model, ModelCost
 from pi_app.session.messages import convert_to_llm
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pi_app.ai.options import StreamOptions
-from pi_app.ai.providers.openai_completions import build_completions_params
+from pi_app.ai.providers.openai_completions_request import build_completions_params
 from pi_app.ai.transcript import get_current_tools
 from pi_app.ai.types import Context
 from pi_app.session.messages import convert_to_llm

@@ -16,18 +16,19 @@ from tests.perf.session_gen import linear_session, make_bad_line
 
 SCRIPT = """
 import sys
-from pi_app.ai.providers import openai_completions, split_build
+from pi_app.ai.providers import openai_completions_request as completions_request
+from pi_app.ai.providers import split_build
 from pi_app.cli import main
 
 split_build.SPLIT_AT = int(sys.argv[2])
-real = openai_completions.encode_split
+real = completions_request.encode_split
 results = []
 
 def spy(*args):
     results.append(real(*args))
     return results[-1]
 
-openai_completions.encode_split = spy
+completions_request.encode_split = spy
 code = main(["--session", sys.argv[1], "-p", "hi", "--model", "loop/loop-model"])
 print("exit", code, "split", [r is not None for r in results])
 """

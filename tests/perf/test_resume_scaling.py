@@ -18,7 +18,7 @@ import pytest
 
 from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.json_body import encode_body
-from pi_app.ai.providers.openai_completions import build_completions_body, build_completions_params
+from pi_app.ai.providers.openai_completions_request import build_completions_body, build_completions_params
 from pi_app.ai.types import Context, Model, short_lived_models
 from pi_app.session.messages import convert_to_llm
 from pi_app.session.store import EntryRecord, SessionManager

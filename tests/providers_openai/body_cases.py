@@ -205,7 +205,7 @@ def responses_cases() -> list[tuple[str, Model, Context, StreamOptions]]:
 
 
 def old_bodies() -> dict[str, Any]:
-    from pi_app.ai.providers.openai_completions import build_completions_params
+    from pi_app.ai.providers.openai_completions_request import build_completions_params
 
     return {name: build_completions_params(model, ctx, opts) for name, model, ctx, opts in cases()}
 

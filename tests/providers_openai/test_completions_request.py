@@ -8,7 +8,10 @@ import sys
 import pytest
 
 from pi_app.ai.options import StreamOptions
-from pi_app.ai.providers.openai_completions import build_completions_params, resolve_completions_compat
+from pi_app.ai.providers.openai_completions_request import (
+    build_completions_params,
+    resolve_completions_compat,
+)
 from pi_app.ai.types import (
     AssistantMessage,
     Context,

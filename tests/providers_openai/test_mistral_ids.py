@@ -1,4 +1,4 @@
-from pi_app.ai.providers.openai_completions import _mistral_tool_id, _normalize_tool_call_id
+from pi_app.ai.providers.openai_completions_request import _mistral_tool_id, _normalize_tool_call_id
 from pi_app.ai.transform import transform_messages
 from pi_app.ai.types import AssistantMessage, Model, ToolCall, ToolResultMessage
 

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from pi_app.ai.options import StreamOptions, payload_hook_active
-from pi_app.ai.providers import json_body, openai_completions
+from pi_app.ai.providers import json_body
+from pi_app.ai.providers import openai_completions_request as completions_request
 from pi_app.ai.providers.json_body import EncodedArray, StreamedBody, encode_body
-from pi_app.ai.providers.openai_completions import build_completions_body, build_completions_params
+from pi_app.ai.providers.openai_completions_request import build_completions_body, build_completions_params
 from pi_app.ai.providers.openai_responses import build_responses_body, build_responses_params
 from pi_app.ai.types import AssistantMessage, Context, TextContent, ToolCall, ToolResultMessage, UserMessage
 from tests.loopback.openai_wire import ResponsesWire, chat_text_stream
@@ -83,7 +84,7 @@ def test_each_message_is_transformed_converted_and_encoded_before_the_next(
     pulled = 0
     encoded: list[dict[str, Any]] = []
     gaps: list[int] = []
-    real_iter = openai_completions.iter_transformed_messages
+    real_iter = completions_request.iter_transformed_messages
     real_encode = json_body.encode_json
 
     def counting_iter(*args: Any, **kwargs: Any) -> Iterator[Any]:
@@ -99,7 +100,7 @@ def test_each_message_is_transformed_converted_and_encoded_before_the_next(
                 gaps.append(pulled - len(encoded))
         return real_encode(value)
 
-    monkeypatch.setattr(openai_completions, "iter_transformed_messages", counting_iter)
+    monkeypatch.setattr(completions_request, "iter_transformed_messages", counting_iter)
     monkeypatch.setattr(json_body, "encode_json", counting_encode)
     ctx = Context(systemPrompt="s", messages=_long_history(500))
     model = make_model("http://x")

@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 
 from pi_app.ai.options import StreamOptions
-from pi_app.ai.providers import openai_completions, openai_responses, split_build
+from pi_app.ai.providers import openai_completions_request as completions_request
+from pi_app.ai.providers import openai_responses, split_build
 from pi_app.ai.providers.json_body import encode_body
-from pi_app.ai.providers.openai_completions import build_completions_body
+from pi_app.ai.providers.openai_completions_request import build_completions_body
 from pi_app.ai.providers.openai_responses import build_responses_body
 from pi_app.ai.transcript import resolve_transcript
 from pi_app.ai.types import (
@@ -65,7 +66,7 @@ def splits(monkeypatch: pytest.MonkeyPatch) -> Splits:
         seen.append(result)
         return result
 
-    monkeypatch.setattr(openai_completions, "encode_split", spy)
+    monkeypatch.setattr(completions_request, "encode_split", spy)
     monkeypatch.setattr(openai_responses, "encode_split", spy)
     return seen
 
@@ -143,7 +144,7 @@ def test_every_recorded_case_joins_in_either_part(
         m.setattr(split_build, "SPLIT_AT", 10**9)
         expected = _body(model, padded, opts)
     assert _body(model, padded, opts) == expected
-    if openai_completions._wants_cache_control(model):
+    if completions_request._wants_cache_control(model):
         assert splits == []  # its breakpoint goes on the last message: built as dicts, in one pass
     elif model.api == "openai-responses" and where == "second":
         # joined unless a text of the case has no stored id (named by its position: see the test below)
@@ -346,14 +347,14 @@ def test_tool_history_in_the_first_part_only_still_sends_empty_tools(
 def _child_does(monkeypatch: pytest.MonkeyPatch, act: Callable[[], None]) -> None:
     """Run ``act`` in the forked child before it encodes its part."""
     parent = os.getpid()
-    real = openai_completions._encode_part
+    real = completions_request._encode_part
 
     def encode_part(*args: Any) -> Any:
         if os.getpid() != parent:
             act()
         return real(*args)
 
-    monkeypatch.setattr(openai_completions, "_encode_part", encode_part)
+    monkeypatch.setattr(completions_request, "_encode_part", encode_part)
 
 
 def _raise() -> None:
@@ -412,14 +413,14 @@ def test_an_error_in_this_process_part_leaves_no_child_behind(
     splits: Splits, children: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parent = os.getpid()
-    real = openai_completions._encode_part
+    real = completions_request._encode_part
 
     def encode_part(*args: Any) -> Any:
         if os.getpid() == parent and not args[-1]:  # this process's part (not the first)
             raise ValueError("cannot encode")
         return real(*args)
 
-    monkeypatch.setattr(openai_completions, "_encode_part", encode_part)
+    monkeypatch.setattr(completions_request, "_encode_part", encode_part)
     with pytest.raises(ValueError, match="cannot encode"):
         build_completions_body(MODEL, Context(messages=_turns(30)), StreamOptions())
     (pid,) = children
@@ -510,14 +511,14 @@ def test_meanwhile_work_runs_here_while_the_child_encodes_a_larger_part(
 
     def part(part: Sequence[Any], first: bool) -> Any:
         transcript = resolve_transcript(Context(messages=list(part)), True)
-        compat = openai_completions.resolve_completions_compat(MODEL)
-        return openai_completions._encode_part(MODEL, compat, transcript, part, first)
+        compat = completions_request.resolve_completions_compat(MODEL)
+        return completions_request._encode_part(MODEL, compat, transcript, part, first)
 
-    split = split_build.encode_split(messages, part, openai_completions._parts_join, meanwhile)
+    split = split_build.encode_split(messages, part, completions_request._parts_join, meanwhile)
     assert split is not None and ran == [os.getpid()]
     assert split.array.count == len(messages)
     monkeypatch.setattr(split_build, "SPLIT_AT", 10**9)
-    assert split_build.encode_split(messages, part, openai_completions._parts_join, meanwhile) is None
+    assert split_build.encode_split(messages, part, completions_request._parts_join, meanwhile) is None
     assert ran == [os.getpid()]  # no child, no meanwhile
 
 

@@ -19,10 +19,10 @@ from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers import (
     anthropic_request,
     google_request,
-    openai_completions,
     openai_responses,
     split_build,
 )
+from pi_app.ai.providers import openai_completions_request as completions_request
 from pi_app.ai.providers.json_body import EncodedArray
 from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
 from pi_app.ai.types import (
@@ -118,8 +118,8 @@ def _encode_part(model: Model, transcript: ResolvedTranscript, part: list[Any], 
         return anthropic_request._encode_part(model, False, CACHE_MARK, part, first, last=not first)
     if model.api == "openai-responses":
         return openai_responses._encode_part(model, transcript, part, first)
-    compat = openai_completions.resolve_completions_compat(model)
-    return openai_completions._encode_part(model, compat, transcript, part, first)
+    compat = completions_request.resolve_completions_compat(model)
+    return completions_request._encode_part(model, compat, transcript, part, first)
 
 
 def _one_pass_items(model: Model, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> bytes:
@@ -134,7 +134,7 @@ def _one_pass_items(model: Model, ctx: Context, monkeypatch: pytest.MonkeyPatch)
     elif model.api == "openai-responses":
         array = openai_responses.build_responses_body(model, ctx, StreamOptions())["input"]
     else:
-        array = openai_completions.build_completions_body(model, ctx, StreamOptions())["messages"]
+        array = completions_request.build_completions_body(model, ctx, StreamOptions())["messages"]
     assert type(array) is EncodedArray
     return b",".join(array.runs)
 
@@ -152,7 +152,7 @@ def test_parts_that_join_are_the_one_pass_items(api: str, seed: int, monkeypatch
         expected = _one_pass_items(model, ctx, monkeypatch)
         transcript = resolve_transcript(ctx, supports_mid_convo_system(model.api, model.compat))
         join = {
-            "openai-completions": openai_completions._parts_join,
+            "openai-completions": completions_request._parts_join,
             "openai-responses": openai_responses._parts_join,
             "anthropic-messages": anthropic_request._parts_join,
             "google-generative-ai": google_request._parts_join,
