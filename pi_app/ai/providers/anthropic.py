@@ -17,7 +17,7 @@ from typing import Any
 from pi_app.ai.abort import AbortError, race_abort
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
-from pi_app.ai.options import StreamOptions, payload_hook_active
+from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.anthropic_request import (
     api_key_header,
     build_encoded_payload,
@@ -30,7 +30,6 @@ from pi_app.ai.providers.anthropic_request import (
 from pi_app.ai.providers.http_common import (
     MalformedStreamError,
     ProviderError,
-    apply_on_payload,
     client_warm_up,
     close_quietly,
     describe_transport_error,
@@ -39,13 +38,14 @@ from pi_app.ai.providers.http_common import (
     make_timeout,
     malformed_data_message,
     next_item,
+    request_body,
     resolve_api_key,
 )
 from pi_app.ai.providers.json_body import StreamedBody
 from pi_app.ai.providers.sdk_import import defer_sdk_packages
-from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
+from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
-from pi_app.ai.types import Context, Model, short_lived_models
+from pi_app.ai.types import Context, Model
 
 defer_sdk_packages()  # before the SDK is first imported (inside stream_anthropic)
 
@@ -206,32 +206,6 @@ def _make_client(model: Model, api_key: str, options: StreamOptions, oauth: bool
     return anthropic.AsyncAnthropic(api_key=api_key, **common)
 
 
-async def _request_body(
-    model: Model, transcript: ResolvedTranscript, options: StreamOptions, oauth: bool
-) -> dict[str, Any]:
-    """The body as ``client.post`` takes it. Without a payload hook: encoded as it is built and streamed
-    with its length (the transcript is never held as typed messages, wire dicts or one JSON string, and a
-    long one is encoded on two cores). With one, or for what pydantic-core cannot encode: plain dicts."""
-    if not payload_hook_active(options.on_payload):
-        try:
-            with short_lived_models():  # each message is typed, encoded and dropped
-                payload = build_encoded_payload(
-                    model,
-                    transcript,
-                    options,
-                    oauth,
-                    client_warm_up(model.baseUrl, 0.75, "anthropic", "AsyncAnthropic"),
-                )
-                body = StreamedBody(payload)
-            # the body itself (not one pass over it): a redirect sends it again
-            return {"content": body, "options": {"headers": {"Content-Length": str(body.length)}}}
-        except ValueError:
-            pass
-    messages = transform_messages(transcript.messages, model, normalize_tool_call_id)
-    payload = build_payload(model, transcript, messages, options, oauth)
-    return {"body": await apply_on_payload(payload, model, options)}
-
-
 async def stream_anthropic(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
@@ -246,7 +220,32 @@ async def stream_anthropic(
             raise ProviderError(f"No API key for provider: {model.provider}")
         oauth = is_oauth_token(api_key)
         transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-        request = await _request_body(model, transcript, options, oauth)
+        body = await request_body(
+            model,
+            options,
+            lambda: build_encoded_payload(
+                model,
+                transcript,
+                options,
+                oauth,
+                client_warm_up(model.baseUrl, 0.75, "anthropic", "AsyncAnthropic"),
+            ),
+            lambda: build_payload(
+                model,
+                transcript,
+                transform_messages(transcript.messages, model, normalize_tool_call_id),
+                options,
+                oauth,
+            ),
+        )
+        if isinstance(body, StreamedBody):
+            # the body itself (not one pass over it): a redirect sends it again
+            request: dict[str, Any] = {
+                "content": body,
+                "options": {"headers": {"Content-Length": str(body.length)}},
+            }
+        else:
+            request = {"body": body}
 
         from anthropic import AsyncStream
 

@@ -15,7 +15,7 @@ from typing import Any
 from pi_app.ai.abort import AbortError, race_abort
 from pi_app.ai.builder import MessageBuilder
 from pi_app.ai.events import AssistantMessageEvent
-from pi_app.ai.options import StreamOptions, payload_hook_active
+from pi_app.ai.options import StreamOptions
 from pi_app.ai.providers.google_request import (
     build_encoded_payload,
     build_headers,
@@ -28,7 +28,6 @@ from pi_app.ai.providers.http_common import (
     MalformedStreamError,
     ProviderError,
     aiter_sse,
-    apply_on_payload,
     client_warm_up,
     close_quietly,
     describe_transport_error,
@@ -36,12 +35,13 @@ from pi_app.ai.providers.http_common import (
     http_client_options,
     make_timeout,
     next_item,
+    request_body,
     resolve_api_key,
 )
 from pi_app.ai.providers.json_body import StreamedBody
-from pi_app.ai.transcript import ResolvedTranscript, resolve_transcript, supports_mid_convo_system
+from pi_app.ai.transcript import resolve_transcript, supports_mid_convo_system
 from pi_app.ai.transform import transform_messages
-from pi_app.ai.types import Context, Model, now_ms, short_lived_models
+from pi_app.ai.types import Context, Model, now_ms
 
 _tool_call_counter = itertools.count(1)
 
@@ -161,25 +161,6 @@ def _error_text(exc: BaseException, options: StreamOptions) -> str:
     return describe_transport_error(exc, options.idle_timeout_s) or str(exc) or type(exc).__name__
 
 
-async def _request_body(
-    model: Model, transcript: ResolvedTranscript, options: StreamOptions
-) -> StreamedBody | dict[str, Any]:
-    """The body to send. Without a payload hook: encoded as it is built and streamed with its length (the
-    transcript is never held as typed messages, dicts or one JSON string, and a long one is encoded on two
-    cores). With one, or for what pydantic-core cannot encode: plain dicts, after the hook."""
-    if not payload_hook_active(options.on_payload):
-        try:
-            with short_lived_models():  # each message is typed, encoded and dropped
-                return StreamedBody(
-                    build_encoded_payload(model, transcript, options, client_warm_up(model.baseUrl, 0.53))
-                )
-        except ValueError:
-            pass
-    messages = transform_messages(transcript.messages, model, normalize_tool_call_id)
-    payload = build_payload(model, transcript, messages, options)
-    return await apply_on_payload(payload, model, options)
-
-
 async def stream_google(
     model: Model, context: Context, options: StreamOptions
 ) -> AsyncIterator[AssistantMessageEvent]:
@@ -193,7 +174,17 @@ async def stream_google(
         if not api_key:
             raise ProviderError(f"No API key for provider: {model.provider}")
         transcript = resolve_transcript(context, supports_mid_convo_system(model.api, model.compat))
-        body = await _request_body(model, transcript, options)
+        body = await request_body(
+            model,
+            options,
+            lambda: build_encoded_payload(model, transcript, options, client_warm_up(model.baseUrl, 0.53)),
+            lambda: build_payload(
+                model,
+                transcript,
+                transform_messages(transcript.messages, model, normalize_tool_call_id),
+                options,
+            ),
+        )
 
         import httpx2
 

@@ -18,12 +18,15 @@ import json
 import os
 import re
 import sys
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_app.ai.abort import AbortSignal, race_abort
+from pi_app.ai.options import payload_hook_active
+from pi_app.ai.providers.json_body import StreamedBody
 from pi_app.ai.providers.split_build import Meanwhile
+from pi_app.ai.types import short_lived_models
 
 if TYPE_CHECKING:
     import httpx2
@@ -398,3 +401,21 @@ def client_warm_up(
         http_client_options(base_url)
 
     return Meanwhile(warm, share)
+
+
+async def request_body(
+    model: Model,
+    options: StreamOptions,
+    one_pass: Callable[[], dict[str, Any]],
+    as_dicts: Callable[[], dict[str, Any]],
+) -> StreamedBody | dict[str, Any]:
+    """The body to send. Without a payload hook: ``one_pass`` (the body encoded as it is built), streamed
+    with its length, so the transcript is never held as typed messages, dicts or one JSON string. With one,
+    or for what pydantic-core cannot encode: ``as_dicts``, after the hook (:func:`apply_on_payload`)."""
+    if not payload_hook_active(options.on_payload):
+        try:
+            with short_lived_models():  # each message is typed, encoded and dropped
+                return StreamedBody(one_pass())
+        except ValueError:
+            pass
+    return await apply_on_payload(as_dicts(), model, options)
